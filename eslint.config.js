@@ -1,0 +1,47 @@
+// Lint rules. The `no-restricted-imports` block is the architecture rule of
+// DESIGN §2: dependencies point inward, so domain and engine never import an
+// adapter, the server, the CLI or a driver.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const outward = [
+  { group: ["**/adapters/**", "**/server/**", "**/cli/**", "**/client/**"], message: "domain/engine must not depend on outer layers (DESIGN §2)." },
+  { group: ["pg", "mysql2", "mysql2/*", "better-sqlite3", "kysely", "fastify", "@fastify/*", "ioredis", "pino"], message: "drivers and frameworks belong in adapters/server." },
+];
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "dist/**", "bench/results/**", "bin/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ["eslint.config.js"] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
+    },
+  },
+  {
+    files: ["src/domain/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [...outward, { group: ["**/engine/**"], message: "domain is the innermost layer." }] }],
+    },
+  },
+  {
+    files: ["src/engine/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: outward }] },
+  },
+  {
+    files: ["test/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+);

@@ -1,0 +1,2 @@
+/** Process and task variables: any JSON object. */
+export type Vars = Record<string, unknown>;

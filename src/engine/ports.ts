@@ -1,0 +1,116 @@
+/**
+ * Ports: the interfaces the engine needs from the outside world, implemented by
+ * adapters and chosen by the composition root.
+ *
+ * Glossary
+ * - tenant: every row and every query carries a tenant id; nothing crosses tenants.
+ * - root: the instance a process starts with; referrals hang under it.
+ * - referral: the instance one AssignTo creates; its tasks are the inbox records.
+ * - page: a keyset page ordered by id (ids are UUIDv7, so by creation time);
+ *   `after` is the last id of the previous page.
+ * - lock: a row lock held until the transaction ends (SELECT … FOR UPDATE on
+ *   PostgreSQL and MariaDB; SQLite serialises whole write transactions instead).
+ */
+import type { Definition } from "../domain/definition.ts";
+import type { Instance, ProcessState } from "../domain/instance.ts";
+import type { Task, TaskStatus } from "../domain/task.ts";
+import type { StatusCounts } from "../domain/completion.ts";
+
+export interface PageQuery {
+  limit: number;
+  /** Exclusive lower bound on id. */
+  after?: string | undefined;
+}
+
+export interface InboxQuery extends PageQuery {
+  tenantId: string;
+  /** Open tasks assigned to any of these (kind, id) pairs … */
+  assignees: { kind: "user" | "group"; id: string }[];
+  /** … plus tasks claimed by this user. */
+  claimedBy?: string | undefined;
+}
+
+export interface ProcessQuery extends PageQuery {
+  tenantId: string;
+  startedBy: string;
+  state?: ProcessState | undefined;
+}
+
+/** Reads that need no transaction. */
+export interface StoreReads {
+  getDefinition(tenantId: string, key: string): Promise<Definition | undefined>;
+  listDefinitions(tenantId: string, page: PageQuery): Promise<Definition[]>;
+  getInstance(tenantId: string, id: string): Promise<Instance | undefined>;
+  /** Instances whose parent is `parentId`, in id order. */
+  listChildren(tenantId: string, parentId: string): Promise<Instance[]>;
+  getTask(tenantId: string, id: string): Promise<Task | undefined>;
+  /** Tasks of one instance (referral), in id order. */
+  listTasksOfInstance(tenantId: string, instanceId: string): Promise<Task[]>;
+  countTasksByStatus(tenantId: string, instanceId: string): Promise<StatusCounts>;
+  /** Open tasks of the assignees plus tasks claimed by `claimedBy`, in id order. */
+  inbox(q: InboxQuery): Promise<Task[]>;
+  /** Root instances of kind `process` started by the user, in id order. */
+  listProcesses(q: ProcessQuery): Promise<Instance[]>;
+}
+
+/** Writes, inside one transaction. Reads through a StoreTx see the transaction's own writes. */
+export interface StoreTx extends StoreReads {
+  /** Inserts unless (tenant, key) exists; returns the row that is there afterwards. */
+  ensureDefinition(d: Definition): Promise<Definition>;
+  insertInstance(i: Instance): Promise<void>;
+  insertTasks(tasks: Task[]): Promise<void>;
+  /** Reads and row-locks an instance until the transaction ends. */
+  lockInstance(tenantId: string, id: string): Promise<Instance | undefined>;
+  /** Reads and row-locks a task until the transaction ends. */
+  lockTask(tenantId: string, id: string): Promise<Task | undefined>;
+  /**
+   * Conditional write: applies `patch` only while the task's status is one of
+   * `from`. Returns whether a row changed — false means somebody else won.
+   */
+  updateTask(
+    tenantId: string,
+    id: string,
+    from: readonly TaskStatus[],
+    patch: Partial<
+      Pick<Task, "status" | "claimedBy" | "claimedAt" | "completedBy" | "completedAt" | "vars">
+    >,
+  ): Promise<boolean>;
+  /** Marks an instance completed (no-op if it already is). */
+  completeInstance(tenantId: string, id: string, at: number): Promise<void>;
+  setProcessState(tenantId: string, rootId: string, state: ProcessState): Promise<void>;
+  /** Conditional write: sets joined_at only where it is null. True for the one caller that did it. */
+  markJoined(tenantId: string, instanceId: string, at: number): Promise<boolean>;
+  /** Cancels every open or claimed task under the root, except `exceptTaskId`. Returns how many. */
+  cancelOpenTasksOfRoot(
+    tenantId: string,
+    rootId: string,
+    exceptTaskId: string,
+    at: number,
+  ): Promise<number>;
+  /** Marks the root and every instance under it completed (root process state `closed`). */
+  completeTree(tenantId: string, rootId: string, at: number): Promise<void>;
+}
+
+export interface Store extends StoreReads {
+  readonly dialect: "sqlite" | "postgres" | "mysql";
+  /** Applies pending migrations; safe when several nodes call it at once. */
+  migrate(): Promise<void>;
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Who exists and who belongs where. */
+export interface Directory {
+  /** False for the open directory: any id is accepted and membership is not checked. */
+  readonly checksIds: boolean;
+  userExists(id: string): boolean;
+  groupExists(id: string): boolean;
+  /** The groups a user belongs to (empty for the open directory). */
+  groupsOf(userId: string): readonly string[];
+  /** The open directory answers true: it cannot know. */
+  isMember(userId: string, groupId: string): boolean;
+}
+
+export interface Clock {
+  now(): number;
+}
