@@ -1,0 +1,91 @@
+/**
+ * The human-task use cases (002 §4), as the server and embedding apps see them.
+ * Implemented by HumanTaskEngine (human-task-engine.ts).
+ */
+import type { AssignmentRequest, NextAssignment } from "../domain/assignment.ts";
+import type { Completion } from "../domain/completion.ts";
+import type { Definition } from "../domain/definition.ts";
+import type { Instance, ProcessState } from "../domain/instance.ts";
+import type { Task } from "../domain/task.ts";
+import type { Vars } from "../domain/vars.ts";
+import type { ActorContext, TenantContext } from "./actor-context.ts";
+
+export interface Page<T> {
+  items: T[];
+  /** Id of the last item when more may follow; the server turns it into an opaque cursor. */
+  nextAfter: string | null;
+}
+
+export interface PageRequest {
+  limit?: number | undefined;
+  after?: string | undefined;
+}
+
+export interface StartResult {
+  definitionKey: string;
+  instanceId: string;
+}
+
+export interface AssignResult {
+  instanceId: string;
+  /** The first task (the only one for user and group assignees). */
+  task: Task;
+  tasks: Task[];
+}
+
+export interface CompleteResult {
+  task: Task;
+  /** Completion of the task's referral after this completion. */
+  completion: Completion;
+  /** The assignment this completion caused: the explicit `next`, else the join, else null. */
+  next: AssignResult | null;
+  /** The parallel join this completion performed, if any (also in `next` when there was no explicit next). */
+  joined: AssignResult | null;
+}
+
+export interface CompleteAndEndResult {
+  task: Task;
+  /** How many other open or claimed tasks of the tree were cancelled. */
+  cancelled: number;
+  rootInstanceId: string;
+}
+
+export interface InstanceTree extends Instance {
+  children: InstanceTree[];
+  tasks: Task[];
+}
+
+export interface HumanTaskApi {
+  start(
+    ctx: ActorContext,
+    req: { processKey: string; name?: string | undefined; vars?: Vars | undefined },
+  ): Promise<StartResult>;
+  assign(ctx: ActorContext, req: AssignmentRequest): Promise<AssignResult>;
+  claim(ctx: ActorContext, taskId: string): Promise<Task>;
+  release(ctx: ActorContext, taskId: string): Promise<Task>;
+  complete(
+    ctx: ActorContext,
+    taskId: string,
+    req: { vars?: Vars | undefined; next?: NextAssignment | undefined },
+  ): Promise<CompleteResult>;
+  completeAndEnd(
+    ctx: ActorContext,
+    taskId: string,
+    req: { vars?: Vars | undefined },
+  ): Promise<CompleteAndEndResult>;
+  getTask(ctx: TenantContext, taskId: string): Promise<Task>;
+  /** Open tasks of the user (own, of the user's groups) plus those the user claimed. */
+  userInbox(ctx: TenantContext, userId: string, page: PageRequest): Promise<Page<Task>>;
+  /** Open tasks of the group. */
+  groupInbox(ctx: TenantContext, groupId: string, page: PageRequest): Promise<Page<Task>>;
+  getInstance(ctx: TenantContext, instanceId: string): Promise<InstanceTree>;
+  completion(ctx: TenantContext, instanceId: string): Promise<Completion>;
+  listProcesses(
+    ctx: TenantContext,
+    userId: string,
+    state: ProcessState | undefined,
+    page: PageRequest,
+  ): Promise<Page<Instance>>;
+  listDefinitions(ctx: TenantContext, page: PageRequest): Promise<Page<Definition>>;
+  getDefinition(ctx: TenantContext, key: string): Promise<Definition>;
+}
