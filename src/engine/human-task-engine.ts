@@ -1,0 +1,37 @@
+import type { HumanTaskApi } from "./human-task-api.ts";
+import { assign } from "./human-tasks/assign.ts";
+import { claim, release } from "./human-tasks/claim.ts";
+import { complete, completeAndEnd } from "./human-tasks/complete.ts";
+import type { HumanTaskDeps } from "./human-tasks/deps.ts";
+import * as q from "./human-tasks/queries.ts";
+import { startProcess } from "./human-tasks/start-process.ts";
+import type { Clock, Directory, Store } from "./ports.ts";
+
+const systemClock: Clock = { now: () => Date.now() };
+
+/** The human-task engine: each method is one use case of 002 §4 (see human-tasks/). */
+export class HumanTaskEngine implements HumanTaskApi {
+  private readonly deps: HumanTaskDeps;
+
+  constructor(deps: { store: Store; directory: Directory; clock?: Clock }) {
+    this.deps = { ...deps, clock: deps.clock ?? systemClock };
+  }
+
+  start: HumanTaskApi["start"] = (ctx, req) => startProcess(this.deps, ctx, req);
+  assign: HumanTaskApi["assign"] = (ctx, req) => assign(this.deps, ctx, req);
+  claim: HumanTaskApi["claim"] = (ctx, id) => claim(this.deps, ctx, id);
+  release: HumanTaskApi["release"] = (ctx, id) => release(this.deps, ctx, id);
+  complete: HumanTaskApi["complete"] = (ctx, id, req) => complete(this.deps, ctx, id, req);
+  completeAndEnd: HumanTaskApi["completeAndEnd"] = (ctx, id, req) =>
+    completeAndEnd(this.deps, ctx, id, req);
+  getTask: HumanTaskApi["getTask"] = (ctx, id) => q.getTask(this.deps, ctx, id);
+  userInbox: HumanTaskApi["userInbox"] = (ctx, u, p) => q.userInbox(this.deps, ctx, u, p);
+  groupInbox: HumanTaskApi["groupInbox"] = (ctx, g, p) => q.groupInbox(this.deps, ctx, g, p);
+  getInstance: HumanTaskApi["getInstance"] = (ctx, id) => q.getInstance(this.deps, ctx, id);
+  completion: HumanTaskApi["completion"] = (ctx, id) => q.completion(this.deps, ctx, id);
+  listProcesses: HumanTaskApi["listProcesses"] = (ctx, u, s, p) =>
+    q.listProcesses(this.deps, ctx, u, s, p);
+  listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, p) =>
+    q.listDefinitions(this.deps, ctx, p);
+  getDefinition: HumanTaskApi["getDefinition"] = (ctx, k) => q.getDefinition(this.deps, ctx, k);
+}

@@ -1,0 +1,56 @@
+import type { AssigneeRequest } from "../../domain/assignee.ts";
+import type { NextAssignment } from "../../domain/assignment.ts";
+import { validation } from "../../domain/errors.ts";
+import {
+  MAX_ASSIGNMENT_DEPTH,
+  MAX_ID_LENGTH,
+  MAX_USERS_PER_ASSIGNMENT,
+} from "../../domain/limits.ts";
+import type { Directory } from "../ports.ts";
+
+/**
+ * Input checks the engine makes itself, so an app that embeds the engine
+ * (no HTTP schema in front) gets the same 4xx errors as a REST caller.
+ */
+export function requireId(field: string, value: unknown): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
+    throw validation(`${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  }
+  return value;
+}
+
+export function assertKnownUser(dir: Directory, field: string, id: string) {
+  requireId(field, id);
+  if (dir.checksIds && !dir.userExists(id)) throw validation(`${field}: unknown user '${id}'`);
+}
+
+export function assertAssignee(dir: Directory, a: AssigneeRequest) {
+  if (a.kind === "users") {
+    if (!Array.isArray(a.ids) || a.ids.length === 0 || a.ids.length > MAX_USERS_PER_ASSIGNMENT) {
+      throw validation(`assignee.ids must list 1 to ${MAX_USERS_PER_ASSIGNMENT} users`);
+    }
+    a.ids.forEach((id, i) => assertKnownUser(dir, `assignee.ids[${i}]`, id));
+  } else if (a.kind === "user") {
+    assertKnownUser(dir, "assignee.id", a.id);
+  } else if (a.kind === "group") {
+    requireId("assignee.id", a.id);
+    if (dir.checksIds && !dir.groupExists(a.id))
+      throw validation(`assignee.id: unknown group '${a.id}'`);
+  } else {
+    throw validation(`assignee.kind must be user, group or users`);
+  }
+}
+
+/**
+ * A join or `next` is checked when it is handed in, not when it fires: a join
+ * that failed later would make the last task of a referral impossible to complete.
+ */
+export function assertNextChain(dir: Directory, next: NextAssignment | undefined, depth = 1) {
+  if (next === undefined || next === null) return;
+  if (depth > MAX_ASSIGNMENT_DEPTH) {
+    throw validation(`onAllCompleted nests deeper than ${MAX_ASSIGNMENT_DEPTH} levels`);
+  }
+  if (next.definitionKey !== undefined) requireId("definitionKey", next.definitionKey);
+  assertAssignee(dir, next.assignee);
+  assertNextChain(dir, next.onAllCompleted, depth + 1);
+}

@@ -1,0 +1,57 @@
+import { newId } from "../../domain/ids.ts";
+import type { Instance } from "../../domain/instance.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { ActorContext } from "../actor-context.ts";
+import type { StartResult } from "../human-task-api.ts";
+import { assertKnownUser, requireId } from "./checks.ts";
+import type { HumanTaskDeps } from "./deps.ts";
+
+/** 002 §4.1: find or create the definition, then a running root instance. No task yet. */
+export async function startProcess(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  req: { processKey: string; name?: string | undefined; vars?: Vars | undefined },
+): Promise<StartResult> {
+  requireId("processKey", req.processKey);
+  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+  const now = deps.clock.now();
+  return deps.store.transaction(async (tx) => {
+    const def = await tx.ensureDefinition({
+      id: newId(now),
+      tenantId: ctx.tenantId,
+      key: req.processKey,
+      name: req.name ?? req.processKey,
+      createdAt: now,
+    });
+    const root = newRoot(ctx, def.id, def.key, req.vars ?? {}, now);
+    await tx.insertInstance(root);
+    return { definitionKey: def.key, instanceId: root.id };
+  });
+}
+
+function newRoot(
+  ctx: ActorContext,
+  definitionId: string,
+  key: string,
+  vars: Vars,
+  now: number,
+): Instance {
+  const id = newId(now);
+  return {
+    id,
+    tenantId: ctx.tenantId,
+    kind: "process",
+    definitionId,
+    definitionKey: key,
+    parentInstanceId: null,
+    rootInstanceId: id,
+    status: "running",
+    processState: "notStarted",
+    vars,
+    startedBy: ctx.actorId,
+    createdAt: now,
+    completedAt: null,
+    onAllCompleted: null,
+    joinedAt: null,
+  };
+}
