@@ -1,0 +1,37 @@
+/**
+ * The store factory: DATABASE_URL → dialect parts → the one SqlStore.
+ * Constructing a store never connects; the first query (normally migrate()) does.
+ */
+import type { Store } from "../../engine/ports.ts";
+import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
+import { mysqlDialect } from "./dialects/mysql.ts";
+import { postgresDialect } from "./dialects/postgres.ts";
+import { sqliteDialect } from "./dialects/sqlite.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
+import { SqlStore } from "./sql-store.ts";
+
+export interface StoreOptions {
+  /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
+  poolSize?: number;
+}
+
+/** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
+const DEFAULT_POOL_SIZE = 10;
+
+export function dialectFor(databaseUrl: string, options: StoreOptions = {}): StoreDialect {
+  const url = databaseUrl.trim();
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  const target = redactUrl(url === "" ? "sqlite:" + sqlitePathOf(url) : url);
+  switch (backendOf(url)) {
+    case "sqlite":
+      return sqliteDialect(sqlitePathOf(url), target);
+    case "postgres":
+      return postgresDialect(url, poolSize, target);
+    case "mysql":
+      return mysqlDialect(url, poolSize, target);
+  }
+}
+
+export function createStore(databaseUrl: string, options?: { poolSize?: number }): Store {
+  return new SqlStore(dialectFor(databaseUrl, options));
+}

@@ -1,0 +1,59 @@
+/**
+ * The tables as Kysely sees them (snake_case columns). Times are epoch
+ * milliseconds in BIGINT, which pg returns as a string — hence `number | string`
+ * on the select side; row-mapping.ts converts. JSON documents are text.
+ */
+import type { ColumnType } from "kysely";
+
+type Millis = ColumnType<number | string, number, number>;
+type NullableMillis = ColumnType<number | string | null, number | null, number | null>;
+
+export interface DefinitionsTable {
+  tenant_id: string;
+  id: string;
+  key: string;
+  name: string;
+  created_at: Millis;
+}
+
+export interface InstancesTable {
+  tenant_id: string;
+  id: string;
+  kind: string;
+  definition_id: string;
+  definition_key: string;
+  parent_instance_id: string | null;
+  root_instance_id: string;
+  status: string;
+  process_state: string | null;
+  vars: string;
+  started_by: string;
+  created_at: Millis;
+  completed_at: NullableMillis;
+  on_all_completed: string | null;
+  joined_at: NullableMillis;
+}
+
+export interface TasksTable {
+  tenant_id: string;
+  id: string;
+  instance_id: string;
+  root_instance_id: string;
+  definition_key: string;
+  assignee_kind: string;
+  assignee_id: string;
+  assigned_by: string;
+  status: string;
+  claimed_by: string | null;
+  claimed_at: NullableMillis;
+  completed_by: string | null;
+  completed_at: NullableMillis;
+  vars: string | null;
+  created_at: Millis;
+}
+
+export interface StoreSchema {
+  definitions: DefinitionsTable;
+  instances: InstancesTable;
+  tasks: TasksTable;
+}

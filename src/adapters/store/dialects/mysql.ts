@@ -1,0 +1,50 @@
+/**
+ * MariaDB / MySQL (mysql2).
+ *
+ * InnoDB defaults to REPEATABLE READ: a transaction keeps reading the snapshot
+ * taken at its first plain SELECT. The engine's pattern is "lock the root, then
+ * read the tasks": after waiting for the lock, REPEATABLE READ would still show
+ * the tasks as they were before the winner committed, and the loser would act
+ * on stale state. READ COMMITTED gives every statement a fresh snapshot — the
+ * same semantics as PostgreSQL — so we set it on every pooled connection.
+ */
+import { createPool } from "mysql2";
+import { CompiledQuery, MysqlDialect } from "kysely";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/** mysql2's own default, spelled out: a blackholed host fails after 10 s. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function mysqlDialect(url: string, poolSize: number, target: string): StoreDialect {
+  // mysql2 parses only the mysql:// scheme; mariadb:// is the same protocol.
+  const uri = url.replace(/^mariadb:/i, "mysql:");
+  const kysely = new MysqlDialect({
+    pool: () =>
+      Promise.resolve(
+        createPool({
+          uri,
+          connectionLimit: poolSize,
+          connectTimeout: CONNECT_TIMEOUT_MS,
+          charset: "utf8mb4",
+        }),
+      ),
+    // Kysely awaits this once per new physical connection, before its first query.
+    onCreateConnection: async (conn) => {
+      await conn.executeQuery(
+        CompiledQuery.raw("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+      );
+    },
+  });
+  return {
+    name: "mysql",
+    kysely,
+    rowLocks: true,
+    partialIndexes: false,
+    insertIgnore: "on-duplicate-key-noop",
+    jsonText: "mediumtext",
+    // utf8mb4_bin: ids compare byte-for-byte like on PostgreSQL and SQLite; the
+    // server default (…_general_ci) would make user 'Alice' see 'alice''s inbox.
+    tableOptions: "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+    target,
+  };
+}

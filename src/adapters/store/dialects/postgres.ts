@@ -1,0 +1,39 @@
+/**
+ * PostgreSQL (pg). READ COMMITTED (the server default) is what the engine
+ * expects: every statement sees the rows committed before it started, so a
+ * statement that runs after waiting on a row lock sees the winner's writes.
+ */
+import pg from "pg";
+import { PostgresDialect } from "kysely";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/**
+ * A host that drops packets would otherwise make the first connect hang for the
+ * OS TCP timeout (~2 minutes on Linux); 10 s is long enough for a cold server.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function postgresDialect(url: string, poolSize: number, target: string): StoreDialect {
+  const createPool = () => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An idle client whose server connection dies emits 'error' on the pool;
+    // unhandled, that would crash the process. The pool already discards the
+    // client and the next query opens a new one, so there is nothing to do.
+    pool.on("error", () => undefined);
+    return Promise.resolve(pool);
+  };
+  return {
+    name: "postgres",
+    kysely: new PostgresDialect({ pool: createPool }),
+    rowLocks: true,
+    partialIndexes: true,
+    insertIgnore: "on-conflict-do-nothing",
+    jsonText: "text",
+    tableOptions: null,
+    target,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * SQLite (better-sqlite3 v12), the embedded default.
+ *
+ * Concurrency model: better-sqlite3 is synchronous and Kysely drives it through
+ * ONE connection guarded by a mutex, so inside one process every transaction
+ * runs alone — there are no row locks to take, and `lockInstance`/`lockTask`
+ * are plain selects. Across processes (a `taskflow migrate` next to a server,
+ * two servers on one file) SQLite's file lock is what serialises writers, and
+ * we begin every transaction with `BEGIN IMMEDIATE`: it takes the write lock up
+ * front, so a read-then-write transaction can never fail half-way with
+ * SQLITE_BUSY on the lock upgrade (which busy_timeout does not retry); instead
+ * the second writer waits up to busy_timeout (5,000 ms) at BEGIN.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Kysely,
+} from "kysely";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/** Writers wait this long for another process's write lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+/**
+ * SQLite DDL is transactional, although Kysely's adapter says otherwise to stay
+ * conservative. Saying so makes Kysely's Migrator run all pending migrations in
+ * one transaction — which our driver begins IMMEDIATE, so two processes
+ * migrating one file take turns instead of both applying 001 (Kysely's SQLite
+ * migration lock is a no-op because it assumes a single process).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+function openDatabase(path: string): Database.Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  // WAL: readers never block the writer; NORMAL is durable across application
+  // crashes in WAL mode (only an OS crash can lose the last commits).
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma("foreign_keys = ON");
+  return db;
+}
+
+export function sqliteDialect(path: string, target: string): StoreDialect {
+  const config = { database: () => Promise.resolve(openDatabase(path)) };
+  const kysely: Dialect = {
+    createDriver: () => new ImmediateSqliteDriver(config),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createAdapter: () => new TransactionalDdlSqliteAdapter(),
+    createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
+  };
+  return {
+    name: "sqlite",
+    kysely,
+    rowLocks: false,
+    partialIndexes: true,
+    insertIgnore: "on-conflict-do-nothing",
+    jsonText: "text",
+    tableOptions: null,
+    target,
+  };
+}

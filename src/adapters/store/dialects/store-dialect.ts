@@ -1,0 +1,30 @@
+/**
+ * A store dialect: the small set of parts that differ between backends, in the
+ * style of Kysely's own `src/dialect/` (a dialect is a factory of parts). The
+ * store itself (sql-store.ts) is written once against this interface and
+ * branches on the capability flags only where the databases' semantics differ.
+ */
+import type { Dialect } from "kysely";
+
+export type StoreDialectName = "sqlite" | "postgres" | "mysql";
+
+export interface StoreDialect {
+  readonly name: StoreDialectName;
+  /** Kysely's driver, query compiler, adapter and introspector. Connects lazily. */
+  readonly kysely: Dialect;
+  /**
+   * True when `SELECT … FOR UPDATE` exists and matters (PostgreSQL, MariaDB).
+   * SQLite has no row locks: its write transactions are serialised instead.
+   */
+  readonly rowLocks: boolean;
+  /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
+  readonly partialIndexes: boolean;
+  /** How "insert unless the unique key exists" is spelled. */
+  readonly insertIgnore: "on-conflict-do-nothing" | "on-duplicate-key-noop";
+  /** Column type for JSON documents kept as text (MariaDB TEXT stops at 64 KiB). */
+  readonly jsonText: "text" | "mediumtext";
+  /** Raw SQL appended to CREATE TABLE, e.g. MariaDB engine, charset and collation. */
+  readonly tableOptions: string | null;
+  /** The DATABASE_URL with any password replaced, for error messages. */
+  readonly target: string;
+}

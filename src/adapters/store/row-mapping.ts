@@ -1,0 +1,134 @@
+/**
+ * Domain objects ⇄ rows. The only place that knows column names and encodings:
+ * BIGINT millis (strings from pg), JSON as text, status strings.
+ */
+import type { Insertable, Selectable } from "kysely";
+import type { Definition } from "../../domain/definition.ts";
+import type {
+  Instance,
+  InstanceKind,
+  InstanceStatus,
+  ProcessState,
+} from "../../domain/instance.ts";
+import type { AssigneeKind } from "../../domain/assignee.ts";
+import type { NextAssignment } from "../../domain/assignment.ts";
+import type { Task, TaskStatus } from "../../domain/task.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { DefinitionsTable, InstancesTable, TasksTable } from "./db-schema.ts";
+
+/** pg returns BIGINT as a string to avoid precision loss; epoch millis fit a double until year 287,396. */
+export const millis = (v: number | string): number => Number(v);
+const nullableMillis = (v: number | string | null): number | null =>
+  v === null ? null : Number(v);
+const json = <T>(v: string): T => JSON.parse(v) as T;
+const nullableJson = <T>(v: string | null): T | null => (v === null ? null : json<T>(v));
+
+export function definitionFromRow(r: Selectable<DefinitionsTable>): Definition {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    key: r.key,
+    name: r.name,
+    createdAt: millis(r.created_at),
+  };
+}
+
+export function definitionToRow(d: Definition): Insertable<DefinitionsTable> {
+  return { tenant_id: d.tenantId, id: d.id, key: d.key, name: d.name, created_at: d.createdAt };
+}
+
+export function instanceFromRow(r: Selectable<InstancesTable>): Instance {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    kind: r.kind as InstanceKind,
+    definitionId: r.definition_id,
+    definitionKey: r.definition_key,
+    parentInstanceId: r.parent_instance_id,
+    rootInstanceId: r.root_instance_id,
+    status: r.status as InstanceStatus,
+    processState: r.process_state as ProcessState | null,
+    vars: json<Vars>(r.vars),
+    startedBy: r.started_by,
+    createdAt: millis(r.created_at),
+    completedAt: nullableMillis(r.completed_at),
+    onAllCompleted: nullableJson<NextAssignment>(r.on_all_completed),
+    joinedAt: nullableMillis(r.joined_at),
+  };
+}
+
+export function instanceToRow(i: Instance): Insertable<InstancesTable> {
+  return {
+    tenant_id: i.tenantId,
+    id: i.id,
+    kind: i.kind,
+    definition_id: i.definitionId,
+    definition_key: i.definitionKey,
+    parent_instance_id: i.parentInstanceId,
+    root_instance_id: i.rootInstanceId,
+    status: i.status,
+    process_state: i.processState,
+    vars: JSON.stringify(i.vars),
+    started_by: i.startedBy,
+    created_at: i.createdAt,
+    completed_at: i.completedAt,
+    on_all_completed: i.onAllCompleted === null ? null : JSON.stringify(i.onAllCompleted),
+    joined_at: i.joinedAt,
+  };
+}
+
+export function taskFromRow(r: Selectable<TasksTable>): Task {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    instanceId: r.instance_id,
+    rootInstanceId: r.root_instance_id,
+    definitionKey: r.definition_key,
+    assigneeKind: r.assignee_kind as AssigneeKind,
+    assigneeId: r.assignee_id,
+    assignedBy: r.assigned_by,
+    status: r.status as TaskStatus,
+    claimedBy: r.claimed_by,
+    claimedAt: nullableMillis(r.claimed_at),
+    completedBy: r.completed_by,
+    completedAt: nullableMillis(r.completed_at),
+    vars: nullableJson<Vars>(r.vars),
+    createdAt: millis(r.created_at),
+  };
+}
+
+export function taskToRow(t: Task): Insertable<TasksTable> {
+  return {
+    tenant_id: t.tenantId,
+    id: t.id,
+    instance_id: t.instanceId,
+    root_instance_id: t.rootInstanceId,
+    definition_key: t.definitionKey,
+    assignee_kind: t.assigneeKind,
+    assignee_id: t.assigneeId,
+    assigned_by: t.assignedBy,
+    status: t.status,
+    claimed_by: t.claimedBy,
+    claimed_at: t.claimedAt,
+    completed_by: t.completedBy,
+    completed_at: t.completedAt,
+    vars: t.vars === null ? null : JSON.stringify(t.vars),
+    created_at: t.createdAt,
+  };
+}
+
+export type TaskPatch = Partial<
+  Pick<Task, "status" | "claimedBy" | "claimedAt" | "completedBy" | "completedAt" | "vars">
+>;
+
+/** Only the keys present in the patch become SET clauses; `null` clears a column. */
+export function taskPatchToRow(p: TaskPatch): Partial<Insertable<TasksTable>> {
+  const row: Partial<Insertable<TasksTable>> = {};
+  if (p.status !== undefined) row.status = p.status;
+  if (p.claimedBy !== undefined) row.claimed_by = p.claimedBy;
+  if (p.claimedAt !== undefined) row.claimed_at = p.claimedAt;
+  if (p.completedBy !== undefined) row.completed_by = p.completedBy;
+  if (p.completedAt !== undefined) row.completed_at = p.completedAt;
+  if (p.vars !== undefined) row.vars = p.vars === null ? null : JSON.stringify(p.vars);
+  return row;
+}
