@@ -1,0 +1,53 @@
+/** The validated, frozen configuration every other module receives (never process.env). */
+export const LogLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LogLevels)[number];
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface TaskflowConfig {
+  readonly addr: Readonly<ListenAddress>;
+  /** Never empty after validation: an empty DATABASE_URL becomes the SQLite default file. */
+  readonly databaseUrl: string;
+  readonly users: readonly string[];
+  /** Group id → member ids. */
+  readonly groups: Readonly<Record<string, readonly string[]>>;
+  readonly apiKeys: readonly string[];
+  readonly nodeEnv: string;
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+  readonly logLevel: LogLevel;
+}
+
+export type ConfigKey = keyof TaskflowConfig;
+
+export const ConfigKeys: readonly ConfigKey[] = [
+  "addr",
+  "databaseUrl",
+  "users",
+  "groups",
+  "apiKeys",
+  "nodeEnv",
+  "bodyLimit",
+  "logLevel",
+];
+
+/**
+ * What a config file or code may set. Values are raw (a list may be a comma
+ * string or an array, addr a "host:port" string or an object) and are
+ * validated only after all layers are merged.
+ */
+export interface ConfigOverrides {
+  addr?: string | ListenAddress | undefined;
+  databaseUrl?: string | undefined;
+  users?: string | readonly string[] | undefined;
+  groups?: Record<string, string | readonly string[]> | undefined;
+  apiKeys?: string | readonly string[] | undefined;
+  nodeEnv?: string | undefined;
+  bodyLimit?: number | undefined;
+  logLevel?: LogLevel | undefined;
+}
+
+export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

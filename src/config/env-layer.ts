@@ -1,0 +1,51 @@
+import type { Layer, Setting } from "./layers.ts";
+
+const LAYER = "environment";
+const GROUP_PREFIX = "WF_GROUP_";
+
+/** Environment variable → config key (DESIGN §5, plus LOG_LEVEL and BODY_LIMIT). */
+const VARIABLES = {
+  ADDR: "addr",
+  DATABASE_URL: "databaseUrl",
+  WF_USERS: "users",
+  WF_API_KEYS: "apiKeys",
+  NODE_ENV: "nodeEnv",
+  BODY_LIMIT: "bodyLimit",
+  LOG_LEVEL: "logLevel",
+} as const;
+
+/** Path of the optional JSON config file when no --config flag is given. */
+export const CONFIG_FILE_VARIABLE = "TASKFLOW_CONFIG";
+
+/**
+ * The environment layer. An empty variable counts as unset (so DATABASE_URL=""
+ * keeps the SQLite default and ADDR="" keeps :8081), which is what shells and
+ * compose files produce for "not configured".
+ */
+export function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
+  const out: Layer = {};
+  for (const [name, key] of Object.entries(VARIABLES)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== "") out[key] = { layer: LAYER, name, value };
+  }
+  const groups = groupsFromEnv(env);
+  if (groups) out.groups = groups;
+  return out;
+}
+
+/** Every WF_GROUP_<id> variable is one group; the id keeps the variable's spelling. */
+function groupsFromEnv(env: Readonly<Record<string, string | undefined>>): Setting | undefined {
+  const groups: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith(GROUP_PREFIX) && value !== undefined) {
+      groups[name.slice(GROUP_PREFIX.length)] = value;
+    }
+  }
+  if (Object.keys(groups).length === 0) return undefined;
+  return {
+    layer: LAYER,
+    name: `${GROUP_PREFIX}*`,
+    value: groups,
+    subName: (id) => `${GROUP_PREFIX}${id}`,
+  };
+}

@@ -1,0 +1,81 @@
+import { ConfigError, InvalidValue } from "./config-error.ts";
+import { isDevelopment, type ConfigKey, type TaskflowConfig } from "./config.ts";
+import type { Layer, Setting } from "./layers.ts";
+import { parseAddr } from "./parse-addr.ts";
+import {
+  parseApiKeys,
+  parseBodyLimit,
+  parseDatabaseUrl,
+  parseGroups,
+  parseIds,
+  parseLogLevel,
+  parseNodeEnv,
+} from "./parse-values.ts";
+
+const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
+  addr: parseAddr,
+  databaseUrl: parseDatabaseUrl,
+  users: parseIds,
+  groups: parseGroups,
+  apiKeys: parseApiKeys,
+  nodeEnv: parseNodeEnv,
+  bodyLimit: parseBodyLimit,
+  logLevel: parseLogLevel,
+};
+
+export interface ValidateOptions {
+  /**
+   * Enforce "outside development, keys are required" (DESIGN §4, §6). Off only
+   * for commands that never serve HTTP, such as `taskflow migrate`.
+   */
+  requireApiKeys?: boolean;
+}
+
+/**
+ * Validates the merged layers once, collecting every problem so one run shows
+ * them all, and returns a deeply frozen config.
+ */
+export function validateConfig(merged: Layer, options: ValidateOptions = {}): TaskflowConfig {
+  const issues: string[] = [];
+  const out: Partial<Record<ConfigKey, unknown>> = {};
+  for (const key of Object.keys(PARSERS) as ConfigKey[]) {
+    const setting = merged[key];
+    if (!setting) {
+      issues.push(`${key}: missing`);
+      continue;
+    }
+    try {
+      out[key] = PARSERS[key](setting.value);
+    } catch (e) {
+      if (!(e instanceof InvalidValue)) throw e;
+      issues.push(`${where(setting, e.sub)}: ${e.message}`);
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  const config = out as unknown as TaskflowConfig;
+  if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
+  return deepFreeze(config);
+}
+
+function where(s: Setting, sub: string | undefined): string {
+  return `${s.layer} ${sub !== undefined && s.subName ? s.subName(sub) : s.name}`;
+}
+
+/** Exported so the server can refuse to start on a config built without this check. */
+export function assertKeysOutsideDevelopment(c: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">) {
+  if (c.apiKeys.length === 0 && !isDevelopment(c)) {
+    throw new ConfigError([
+      `WF_API_KEYS is empty while NODE_ENV is ${JSON.stringify(c.nodeEnv)}: ` +
+        `set WF_API_KEYS (comma list of keys) or run with NODE_ENV=development ` +
+        `(the CLI treats an unset NODE_ENV as production)`,
+    ]);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+}

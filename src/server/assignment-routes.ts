@@ -1,0 +1,41 @@
+/** AssignTo: a referral with its task(s), optionally carrying the next assignment (the join). */
+import type { FastifyInstance } from "fastify";
+import { problemResponses, ref } from "./component-schemas.ts";
+import { toAssignmentRequest, type AssignmentBody } from "./request-bodies.ts";
+import { actorContext, type ActorHeaders } from "./request-context.ts";
+import type { RouteOptions } from "./route-options.ts";
+import { actorHeaders, idSchema, varsSchema } from "./schema-primitives.ts";
+import { assignResultView } from "./views.ts";
+
+export function assignmentRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
+  app.post<{ Body: AssignmentBody; Headers: ActorHeaders }>(
+    "/v1/assignments",
+    {
+      schema: {
+        tags: ["assignments"],
+        summary: "Assign work: a referral under a root instance, with one task per assignee",
+        description:
+          "Give `parentInstanceId` (a root or any instance of its tree) or `definitionKey` " +
+          "(with no parent, a new root is started). `assignedBy` is the X-Actor-Id.",
+        headers: actorHeaders,
+        body: {
+          type: "object",
+          required: ["assignee"],
+          properties: {
+            definitionKey: idSchema,
+            parentInstanceId: idSchema,
+            assignee: ref("AssigneeRequest"),
+            vars: varsSchema,
+            onAllCompleted: ref("NextAssignment"),
+          },
+        },
+        response: { 201: ref("AssignResult"), ...problemResponses },
+      },
+    },
+    async (req, reply) => {
+      const result = await engine.assign(actorContext(req), toAssignmentRequest(req.body));
+      return reply.code(201).send(assignResultView(result));
+    },
+  );
+  done();
+}

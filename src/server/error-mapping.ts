@@ -1,0 +1,103 @@
+/**
+ * THE one place that maps error codes to HTTP statuses and renders errors as
+ * RFC 9457 problem documents. Engine errors (TaskflowError), Fastify's own
+ * errors (schema validation, bad JSON, body too large, unsupported media type)
+ * and unknown routes all come out as `application/problem+json`. Bad input is
+ * never a 500; an unexpected error is a 500 that leaks nothing but the request id.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** Not in the engine's catalogue: only the server produces it, for a bug or an outage. */
+export type ProblemCode = ErrorCode | "Internal";
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+}
+
+const STATUS: Record<ProblemCode, number> = {
+  Validation: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  NotOpen: 409,
+  Conflict: 409,
+  TooLarge: 413,
+  RateLimited: 429,
+  Internal: 500,
+};
+
+const TITLE: Record<ProblemCode, string> = {
+  Validation: "Invalid request",
+  Unauthorized: "Unauthorized",
+  Forbidden: "Forbidden",
+  NotFound: "Not found",
+  NotOpen: "Task is not open",
+  Conflict: "Conflict",
+  TooLarge: "Payload too large",
+  RateLimited: "Too many requests",
+  Internal: "Internal server error",
+};
+
+export const statusOf = (code: ProblemCode): number => STATUS[code];
+
+export function problem(code: ProblemCode, detail: string): Problem {
+  // A URN rather than a URL: stable, and it does not pretend a page exists.
+  return {
+    type: `urn:taskflow:problem:${code}`,
+    title: TITLE[code],
+    status: STATUS[code],
+    detail,
+    code,
+  };
+}
+
+/**
+ * Fastify's own 4xx errors carry a status but no catalogue code. 415 (unsupported
+ * media type) and every other 4xx without a code of its own become Validation:
+ * the catalogue is the contract, and all of them mean "fix the request".
+ */
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  413: "TooLarge",
+  429: "RateLimited",
+};
+
+export function toProblem(err: unknown, requestId: string): Problem {
+  if (isTaskflowError(err)) return problem(err.code, err.message);
+  const fe = err as Partial<FastifyError>;
+  if (fe.validation) return problem("Validation", fe.message ?? "invalid request");
+  const status = typeof fe.statusCode === "number" ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    return problem(CODE_BY_STATUS[status] ?? "Validation", fe.message ?? "invalid request");
+  }
+  return problem("Internal", `unexpected error; see the server log for request ${requestId}`);
+}
+
+export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
+  return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(p);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const p = toProblem(err, req.id);
+    if (p.status >= 500) req.log.error({ err }, "unhandled error");
+    else req.log.info({ code: p.code, detail: p.detail }, "request refused");
+    return sendProblem(reply, p);
+  });
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply,
+      problem("NotFound", `no route ${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`),
+    ),
+  );
+}
