@@ -1,0 +1,104 @@
+/**
+ * The `taskflow` command line, as a function of its arguments and environment
+ * so tests can call it without spawning. Failures are one line on stderr, no
+ * stack trace: exit 1 for a bad configuration or a failed start, 2 for bad usage.
+ */
+import { parseArgs } from "node:util";
+import { isConfigError } from "../config/config-error.ts";
+import { loadConfig } from "../config/load-config.ts";
+import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
+import { isTaskflowError } from "../domain/errors.ts";
+import { closeOnSignals } from "../server/graceful-shutdown.ts";
+
+export const HELP = `Usage: taskflow <command> [--config <file>]
+
+Commands:
+  serve      run the HTTP server on ADDR (default :8081); migrations run first
+  migrate    apply pending database migrations, then exit
+  help       show this help
+
+Options:
+  --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
+  -h, --help       show this help
+
+Environment:
+  ADDR, DATABASE_URL, WF_USERS, WF_GROUP_<id>, WF_API_KEYS, NODE_ENV,
+  LOG_LEVEL, BODY_LIMIT, TASKFLOW_CONFIG
+  An unset NODE_ENV counts as production: serve then requires WF_API_KEYS.
+`;
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Resolves with the exit code; for `serve`, once the server listens (it keeps running). */
+export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { config: { type: "string" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+    });
+  } catch (e) {
+    return usage(io, (e as Error).message);
+  }
+  const [command, ...extra] = parsed.positionals;
+  if (parsed.values.help || command === "help") {
+    io.out(HELP);
+    return 0;
+  }
+  if (command === undefined) return usage(io, "missing command");
+  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
+  const configFile = parsed.values.config;
+  try {
+    if (command === "serve") return await serve(env, configFile, io);
+    if (command === "migrate") return await migrate(env, configFile, io);
+  } catch (e) {
+    return fail(io, e);
+  }
+  return usage(io, `unknown command '${command}'`);
+}
+
+async function serve(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
+  const taskflow = await createTaskflow(loadConfig({ env, configFile }));
+  try {
+    await taskflow.listen();
+  } catch (e) {
+    await taskflow.close();
+    throw e;
+  }
+  const log = taskflow.server.log;
+  closeOnSignals(() => taskflow.close(), {
+    info: (m) => log.info(m),
+    error: (o, m) => log.error(o, m),
+  });
+  io.out(`taskflow: listening on ${describe(taskflow.config.addr)}\n`);
+  return 0;
+}
+
+async function migrate(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
+  // Migrating serves no HTTP, so it does not need API keys even in production.
+  await migrateDatabase(loadConfig({ env, configFile, requireApiKeys: false }));
+  io.out("taskflow: migrations applied\n");
+  return 0;
+}
+
+const describe = (a: { host: string; port: number }) =>
+  a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+
+function usage(io: CliIo, message: string): number {
+  io.err(`taskflow: ${message}. Run 'taskflow --help' for usage.\n`);
+  return 2;
+}
+
+/** Known failures (configuration, a bad DATABASE_URL) print as they are; others get a prefix. */
+function fail(io: CliIo, e: unknown): number {
+  const message = e instanceof Error ? e.message : String(e);
+  const known = isConfigError(e) || isTaskflowError(e);
+  io.err(`taskflow: ${known ? message : `cannot start: ${message}`}\n`);
+  return 1;
+}

@@ -1,0 +1,87 @@
+/**
+ * The composition root: the one place (with the CLI that calls it) that picks
+ * adapters — the store from DATABASE_URL, the directory from WF_USERS /
+ * WF_GROUP_* — and wires them into the engine and the HTTP server.
+ */
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { createDirectory } from "./adapters/directory/create-directory.ts";
+import { createStore } from "./adapters/store/create-store.ts";
+import type { TaskflowConfig } from "./config/config.ts";
+import type { HumanTaskApi } from "./engine/human-task-api.ts";
+import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { Store } from "./engine/ports.ts";
+import { buildServer } from "./server/build-server.ts";
+
+export interface TaskflowOptions {
+  /** A pino logger for the server; by default one is made at config.logLevel. */
+  logger?: Logger | undefined;
+}
+
+export interface Taskflow {
+  readonly config: TaskflowConfig;
+  /** The use cases, for embedding the engine in-process. */
+  readonly engine: HumanTaskApi;
+  readonly store: Store;
+  /** The Fastify app, ready for `inject` in tests; not listening until listen(). */
+  readonly server: FastifyInstance;
+  /** Listens on config.addr; resolves with the address, e.g. http://127.0.0.1:8081. */
+  listen(): Promise<string>;
+  /** Closes the server (in-flight requests finish), then the store. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Builds everything and applies pending migrations; nothing listens yet. */
+export async function createTaskflow(
+  config: TaskflowConfig,
+  options: TaskflowOptions = {},
+): Promise<Taskflow> {
+  const store = createStore(config.databaseUrl);
+  const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  let server: FastifyInstance | undefined;
+  try {
+    // The server first: it refuses a keyless production config before any I/O.
+    server = buildServer({ engine, config, logger: options.logger });
+    await store.migrate();
+    await server.ready();
+  } catch (e) {
+    await server?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  return assemble(config, engine, store, server);
+}
+
+function assemble(
+  config: TaskflowConfig,
+  engine: HumanTaskApi,
+  store: Store,
+  server: FastifyInstance,
+): Taskflow {
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    try {
+      await server.close();
+    } finally {
+      await store.close();
+    }
+  };
+  return {
+    config,
+    engine,
+    store,
+    server,
+    listen: () => server.listen({ host: config.addr.host, port: config.addr.port }),
+    close: () => (closing ??= close()),
+  };
+}
+
+/** `taskflow migrate`: applies pending migrations and closes the store. */
+export async function migrateDatabase(config: Pick<TaskflowConfig, "databaseUrl">): Promise<void> {
+  const store = createStore(config.databaseUrl);
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+}

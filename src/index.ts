@@ -1,0 +1,33 @@
+/** The package entry: embed the engine, or run the server, from code. */
+export { createTaskflow, migrateDatabase } from "./create-taskflow.ts";
+export type { Taskflow, TaskflowOptions } from "./create-taskflow.ts";
+export {
+  ConfigError,
+  isConfigError,
+  isDevelopment,
+  loadConfig,
+  type ConfigOverrides,
+  type ListenAddress,
+  type LoadConfigOptions,
+  type LogLevel,
+  type TaskflowConfig,
+} from "./config/index.ts";
+export { ErrorCodes, TaskflowError, isTaskflowError, type ErrorCode } from "./domain/errors.ts";
+export type { AssigneeKind, AssigneeRequest, TaskAssignee } from "./domain/assignee.ts";
+export type { AssignmentRequest, NextAssignment } from "./domain/assignment.ts";
+export type { Completion } from "./domain/completion.ts";
+export type { Definition } from "./domain/definition.ts";
+export type { Instance, InstanceKind, InstanceStatus, ProcessState } from "./domain/instance.ts";
+export type { Task, TaskStatus } from "./domain/task.ts";
+export type { Vars } from "./domain/vars.ts";
+export type { ActorContext, TenantContext } from "./engine/actor-context.ts";
+export type {
+  AssignResult,
+  CompleteAndEndResult,
+  CompleteResult,
+  HumanTaskApi,
+  InstanceTree,
+  Page,
+  PageRequest,
+  StartResult,
+} from "./engine/human-task-api.ts";
