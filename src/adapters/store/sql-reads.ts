@@ -192,7 +192,7 @@ export class SqlReads implements StoreReads {
   ): Promise<O[]> {
     const [first, ...rest] = branches;
     if (first === undefined) return [];
-    if (rest.length === 0) return (await first.execute());
+    if (rest.length === 0) return await first.execute();
     const wrap = (b: SelectQueryBuilder<StoreSchema, keyof StoreSchema, O>) =>
       this.db.selectFrom(b.as("b")).selectAll();
     const union = rest.reduce((acc, b) => acc.unionAll(wrap(b)), wrap(first));
