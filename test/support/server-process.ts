@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { setTimeout as sleep } from "node:time../..omises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -23,7 +23,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startServer(env: Record<string, string>): Promise<{ port: number; proc: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["--import", "tsx", "s../..i/main.ts", "serve"], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
     cwd: root,
     env: { ...process.env, ...env, ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
@@ -34,10 +34,10 @@ export async function startServer(env: Record<string, string>): Promise<{ port: 
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
     try {
-      const r = await fetch(`htt../..27.0.0.1:${port}/healthz`);
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (r.ok) break;
     } catch {
-    ../..not listening yet */
+    /* not listening yet */
     }
     await sleep(100);
   }
