@@ -5,8 +5,24 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const outward = [
-  { group: ["**/adapters/**", "**/server/**", "**/cli/**", "**/client/**"], message: "domain/engine must not depend on outer layers (DESIGN §2)." },
-  { group: ["pg", "mysql2", "mysql2/*", "better-sqlite3", "kysely", "fastify", "@fastify/*", "ioredis", "pino"], message: "drivers and frameworks belong in adapters/server." },
+  {
+    group: ["**/adapters/**", "**/server/**", "**/cli/**", "**/client/**"],
+    message: "domain/engine must not depend on outer layers (DESIGN §2).",
+  },
+  {
+    group: [
+      "pg",
+      "mysql2",
+      "mysql2/*",
+      "better-sqlite3",
+      "kysely",
+      "fastify",
+      "@fastify/*",
+      "ioredis",
+      "pino",
+    ],
+    message: "drivers and frameworks belong in adapters/server.",
+  },
 ];
 
 export default tseslint.config(
@@ -15,19 +31,36 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ["eslint.config.js"] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.js"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
+      "@typescript-eslint/restrict-template-expressions": [
+        "error",
+        { allowNumber: true, allowBoolean: true },
+      ],
     },
   },
   {
     files: ["src/domain/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [...outward, { group: ["**/engine/**"], message: "domain is the innermost layer." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...outward,
+            { group: ["**/engine/**"], message: "domain is the innermost layer." },
+          ],
+        },
+      ],
     },
   },
   {
@@ -42,6 +75,28 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-unsafe-call": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
+      // node:test's test()/describe() return promises the runner itself awaits.
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: "package",
+              package: "node:test",
+              name: [
+                "test",
+                "describe",
+                "it",
+                "suite",
+                "before",
+                "after",
+                "beforeEach",
+                "afterEach",
+              ],
+            },
+          ],
+        },
+      ],
     },
   },
 );

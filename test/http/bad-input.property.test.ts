@@ -35,7 +35,7 @@ const seeded = { root: "", userTask: "", groupTask: "", referral: "" };
 
 before(async () => {
   const db = await createTestDatabase({ name: "sqlite" });
-  drop = db.drop;
+  drop = () => db.drop();
   dbPath = db.url.replace(/^sqlite:/, "");
   const config = loadConfig({
     env: {},

@@ -28,7 +28,7 @@ for (const backend of backends) {
 
     before(async () => {
       const db = await createTestDatabase(backend);
-      drop = db.drop;
+      drop = () => db.drop();
       const nodes = backend.name === "sqlite" ? 1 : 2;
       for (let i = 0; i < nodes; i++) {
         // The first node migrates alone so the second does not race it here; concurrent migration has its own test.
