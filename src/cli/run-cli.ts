@@ -65,8 +65,9 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
 
 async function serve(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
   const taskflow = await createTaskflow(loadConfig({ env, configFile }));
+  let address: string;
   try {
-    await taskflow.listen();
+    address = await taskflow.listen();
   } catch (e) {
     await taskflow.close();
     throw e;
@@ -76,7 +77,7 @@ async function serve(env: Env, configFile: string | undefined, io: CliIo): Promi
     info: (m) => log.info(m),
     error: (o, m) => log.error(o, m),
   });
-  io.out(`taskflow: listening on ${describe(taskflow.config.addr)}\n`);
+  io.out(`taskflow: listening on ${address}\n`);
   return 0;
 }
 
@@ -86,9 +87,6 @@ async function migrate(env: Env, configFile: string | undefined, io: CliIo): Pro
   io.out("taskflow: migrations applied\n");
   return 0;
 }
-
-const describe = (a: { host: string; port: number }) =>
-  a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 
 function usage(io: CliIo, message: string): number {
   io.err(`taskflow: ${message}. Run 'taskflow --help' for usage.\n`);

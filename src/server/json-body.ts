@@ -6,7 +6,7 @@
  * recursive, and validating a 50,000-level chain would overflow the stack (a
  * 500 for bad input).
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validation } from "../domain/errors.ts";
 
 export const MAX_JSON_DEPTH = 64;
@@ -40,4 +40,14 @@ export function nestingExceeds(text: string, max: number): boolean {
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/**
+ * preValidation hook for routes whose body is optional (complete,
+ * complete-and-end): no body means `{}`, so the schema can still insist on an
+ * object when one is sent.
+ */
+export function optionalBody(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (req.body === undefined) req.body = {};
+  done();
 }

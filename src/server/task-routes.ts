@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { validation } from "../domain/errors.ts";
 import type { Vars } from "../domain/vars.ts";
 import { problemResponses, ref } from "./component-schemas.ts";
+import { optionalBody } from "./json-body.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { toNextAssignment, type NextAssignmentBody } from "./request-bodies.ts";
 import {
@@ -105,9 +106,10 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     async (req) => taskView(await engine.release(actorContext(req), req.params.id)),
   );
 
-  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: CompleteBody | undefined }>(
+  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: CompleteBody }>(
     "/v1/tasks/:id/complete",
     {
+      preValidation: optionalBody,
       schema: {
         ...transitionSchema("Complete a task, optionally assigning the next step", {
           type: "object",
@@ -126,7 +128,7 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
       },
     },
     async (req) => {
-      const { vars, next } = req.body ?? {};
+      const { vars, next } = req.body;
       const result = await engine.complete(actorContext(req), req.params.id, {
         vars,
         next: next && toNextAssignment(next),
@@ -135,9 +137,10 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     },
   );
 
-  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: { vars?: Vars } | undefined }>(
+  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: { vars?: Vars } }>(
     "/v1/tasks/:id/complete-and-end",
     {
+      preValidation: optionalBody,
       schema: {
         ...transitionSchema("Complete a task and end its whole process", {
           type: "object",
@@ -153,7 +156,7 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     },
     async (req) => {
       const result = await engine.completeAndEnd(actorContext(req), req.params.id, {
-        vars: req.body?.vars,
+        vars: req.body.vars,
       });
       return completeAndEndView(result);
     },
