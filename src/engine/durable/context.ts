@@ -1,0 +1,611 @@
+/**
+ * The replay context: the `ctx` a workflow function receives.
+ *
+ * Every ctx call takes a history position (seq) when it is made — synchronously,
+ * so concurrent calls (Promise.all) get the same positions on every replay. If
+ * history has an event there, the call must match its (type, name) and returns
+ * the recorded result (a mismatch is a NonDeterminismError); otherwise the call
+ * runs for real and appends its event at that seq.
+ *
+ * Calls that take a while (waits, durable retries) record a *call event* at their
+ * seq and later *completion events* that point back at it with `data.ref`;
+ * completion events are skipped when positions are handed out, so they never
+ * shift the positions of other calls.
+ *
+ * A call that cannot finish now (a timer not due, no signal yet) halts the run
+ * with a Suspend: the executor parks it (status waiting, wake_at) and a worker
+ * replays it when it is woken.
+ */
+import { randomUUID } from "node:crypto";
+import { toMs, type Duration } from "../../domain/duration.ts";
+import type { Run, RunEvent, RunEventType } from "../../domain/run.ts";
+import {
+  CancelledFailure,
+  NonDeterminismError,
+  NonRetryableError,
+  StepFailedError,
+  StepTimeoutError,
+  toFailure,
+  type WorkflowFailure,
+} from "../../domain/workflow-failure.ts";
+import type { Lease, RunStore } from "./run-store-port.ts";
+import type {
+  RetryPolicy,
+  Saga,
+  StepFn,
+  StepOptions,
+  WorkflowContext,
+  WorkflowOptions,
+} from "./types.ts";
+
+/**
+ * Halts: thrown through workflow code to unwind it, never recorded. The
+ * context remembers the halt, so workflow code that catches one changes nothing:
+ * every later ctx call throws it again and the executor reads `ctx.halted`.
+ */
+export class HaltSignal extends Error {}
+export class Suspend extends HaltSignal {
+  constructor(
+    readonly wakeAt: number | null,
+    readonly signalNames: readonly string[] = [],
+  ) {
+    super("suspended");
+  }
+}
+export class ContinueAsNew extends HaltSignal {
+  constructor(readonly input: unknown) {
+    super("continue as new");
+  }
+}
+export class LeaseLost extends HaltSignal {
+  constructor() {
+    super("lease lost");
+  }
+}
+export type Halt = Suspend | ContinueAsNew | LeaseLost | NonDeterminismError;
+
+export interface ContextOptions {
+  /** Waits shorter than this are awaited in memory (lease held); longer ones suspend. */
+  inMemoryWaitMs: number;
+  /** Retry delays shorter than this are slept in memory; longer ones are durable. */
+  inMemoryBackoffMs: number;
+  now: () => number;
+}
+
+export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
+  inMemoryWaitMs: 1_000,
+  inMemoryBackoffMs: 5_000,
+  now: Date.now,
+};
+
+interface Compensation {
+  name: string | null;
+  fn: (() => Promise<unknown>) | StepFn<unknown>;
+  options: StepOptions | undefined;
+}
+
+const DEFAULT_RETRY: Required<RetryPolicy> = {
+  maxAttempts: 3,
+  initialInterval: 100,
+  backoff: 2,
+  maxInterval: 60_000,
+};
+
+export class RunContext implements WorkflowContext {
+  readonly runId: string;
+  readonly tenantId: string;
+  readonly workflow: string;
+
+  /** Recorded events by seq. */
+  private readonly history = new Map<number, RunEvent>();
+  /** Completion events by the seq of their call. */
+  private readonly refs = new Map<number, RunEvent[]>();
+  private nextSeq: number;
+  private highSeq: number;
+  private readonly patches = new Map<string, boolean>();
+  private readonly writes = new Set<Promise<unknown>>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly cancelWaiters = new Set<() => void>();
+  readonly compensations: Compensation[] = [];
+
+  halted: Halt | undefined;
+  compensating = false;
+  private cancelFlag: boolean;
+
+  constructor(
+    private readonly run: Run,
+    events: readonly RunEvent[],
+    private readonly store: RunStore,
+    private readonly lease: Lease,
+    private readonly wfOptions: WorkflowOptions,
+    private readonly options: ContextOptions = DEFAULT_CONTEXT_OPTIONS,
+  ) {
+    this.runId = run.id;
+    this.tenantId = run.tenantId;
+    this.workflow = run.workflow;
+    this.cancelFlag = run.cancelRequested;
+    this.nextSeq = run.firstSeq;
+    this.highSeq = run.firstSeq - 1;
+    for (const e of events) this.remember(e);
+  }
+
+  get cancelRequested(): boolean {
+    return this.cancelFlag;
+  }
+
+  /** Called by the worker when a heartbeat sees cancel_requested. */
+  requestCancel(): void {
+    this.cancelFlag = true;
+    for (const w of this.cancelWaiters) w();
+  }
+
+  /** Called by the worker when the lease was lost: every further call halts. */
+  loseLease(): void {
+    this.halt(new LeaseLost(), false);
+  }
+
+  /** The first seq after everything seen or written (the next generation starts there). */
+  get endSeq(): number {
+    return Math.max(this.highSeq, this.nextSeq - 1) + 1;
+  }
+
+  /** Waits for pending marker writes and in-flight calls (after a halt or at the end). */
+  async settle(): Promise<void> {
+    while (this.writes.size > 0 || this.inflight.size > 0) {
+      await Promise.allSettled([...this.writes, ...this.inflight]);
+    }
+  }
+
+  // ---- ctx API --------------------------------------------------------------
+
+  step<T>(name: string, fn: StepFn<T>, options: StepOptions = {}): Promise<T> {
+    return this.track(() => {
+      const seq = this.callSeq();
+      return this.doStep(seq, name, fn, options);
+    });
+  }
+
+  sleep(duration: Duration): Promise<void> {
+    const ms = toMs(duration);
+    return this.track(() => this.timer(this.callSeq(), () => this.options.now() + ms));
+  }
+
+  sleepUntil(at: Date | number): Promise<void> {
+    const t = typeof at === "number" ? at : at.getTime();
+    return this.track(() => this.timer(this.callSeq(), () => t));
+  }
+
+  waitForSignal<T = unknown>(
+    name: string,
+    options: { timeout?: Duration } = {},
+  ): Promise<T | null> {
+    const timeoutMs = options.timeout === undefined ? null : toMs(options.timeout);
+    return this.track(() => this.signal(this.callSeq(), name, timeoutMs) as Promise<T | null>);
+  }
+
+  now(): number {
+    return this.recordedValue("now", () => this.options.now()) as number;
+  }
+
+  random(): number {
+    return this.recordedValue("random", () => Math.random()) as number;
+  }
+
+  uuid(): string {
+    return this.recordedValue("uuid", () => randomUUID()) as string;
+  }
+
+  patched(id: string): boolean {
+    this.checkHalt();
+    const known = this.patches.get(id);
+    if (known !== undefined) return known;
+    const seq = this.peekSeq();
+    const ev = this.history.get(seq);
+    let result: boolean;
+    if (ev === undefined) {
+      // Live: code that has the patch records a marker and takes the new path.
+      this.callSeq();
+      this.write({ seq, type: "patch", name: id, at: this.options.now(), data: null });
+      result = true;
+    } else if (ev.type === "patch" && ev.name === id) {
+      this.callSeq();
+      result = true;
+    } else {
+      // The run recorded something else here: it ran under code without the patch.
+      result = false;
+    }
+    this.patches.set(id, result);
+    return result;
+  }
+
+  continueAsNew(input: unknown): Promise<never> {
+    this.checkHalt();
+    return Promise.reject(this.halt(new ContinueAsNew(toJson(input))));
+  }
+
+  saga(): Saga {
+    const list = this.compensations;
+    return {
+      onFailure(
+        a: string | (() => Promise<unknown>),
+        b?: StepFn<unknown>,
+        options?: StepOptions,
+      ): void {
+        if (typeof a === "string") list.push({ name: a, fn: b!, options });
+        else list.push({ name: null, fn: a, options: undefined });
+      },
+    };
+  }
+
+  /** Runs the registered compensations in reverse order (the executor calls this). */
+  async compensate(): Promise<WorkflowFailure[]> {
+    this.compensating = true;
+    const failures: WorkflowFailure[] = [];
+    for (const c of [...this.compensations].reverse()) {
+      try {
+        if (c.name === null) await (c.fn as () => Promise<unknown>)();
+        else await this.step(c.name, c.fn, c.options);
+      } catch (e) {
+        if (this.halted !== undefined) throw this.halted;
+        failures.push(toFailure(e));
+      }
+    }
+    return failures;
+  }
+
+  // ---- positions and history -------------------------------------------------
+
+  private remember(e: RunEvent): void {
+    const ref = refOf(e);
+    if (ref === null) this.history.set(e.seq, e);
+    else {
+      const list = this.refs.get(ref) ?? [];
+      list.push(e);
+      this.refs.set(ref, list);
+      this.history.set(e.seq, e);
+    }
+    if (e.seq > this.highSeq) this.highSeq = e.seq;
+  }
+
+  /** The next position for a call, skipping completion events. */
+  private peekSeq(): number {
+    let s = this.nextSeq;
+    for (let e = this.history.get(s); e !== undefined && refOf(e) !== null; e = this.history.get(s))
+      s++;
+    return s;
+  }
+
+  private callSeq(): number {
+    this.checkHalt();
+    const s = this.peekSeq();
+    this.nextSeq = s + 1;
+    return s;
+  }
+
+  /** A position for a completion event written now: past everything recorded. */
+  private completionSeq(): number {
+    const s = Math.max(this.highSeq + 1, this.nextSeq);
+    this.highSeq = s;
+    return s;
+  }
+
+  /** The recorded event at seq, checked against what the code asks for. */
+  private recorded(
+    seq: number,
+    types: readonly RunEventType[],
+    name: string | null,
+  ): RunEvent | undefined {
+    const ev = this.history.get(seq);
+    if (ev === undefined) return undefined;
+    if (ev.type === "cancelled" && !this.compensating) throw new CancelledFailure();
+    if (!types.includes(ev.type) || ev.name !== name) {
+      const err = new NonDeterminismError(
+        seq,
+        describe(ev.type, ev.name),
+        describe(types[0]!, name),
+      );
+      throw this.halt(err);
+    }
+    return ev;
+  }
+
+  private lastRef(seq: number): RunEvent | undefined {
+    const list = this.refs.get(seq);
+    return list?.[list.length - 1];
+  }
+
+  private async append(
+    seq: number,
+    type: RunEventType,
+    name: string | null,
+    data: unknown,
+  ): Promise<void> {
+    const ev: RunEvent = { seq, type, name, at: this.options.now(), data };
+    const ok = await this.store.appendEvent(this.lease, ev);
+    if (!ok) throw this.halt(new LeaseLost());
+    this.remember(ev);
+  }
+
+  /** A marker write that the call does not wait for (now/random/uuid/patched). */
+  private write(ev: RunEvent): void {
+    this.remember(ev);
+    const p = this.store.appendEvent(this.lease, ev).then(
+      (ok) => {
+        if (!ok) this.halt(new LeaseLost(), false);
+      },
+      () => this.halt(new LeaseLost(), false),
+    );
+    this.writes.add(p);
+    void p.finally(() => this.writes.delete(p));
+  }
+
+  private recordedValue(type: "now" | "random" | "uuid", make: () => unknown): unknown {
+    const seq = this.callSeq();
+    const ev = this.recorded(seq, [type], null);
+    if (ev !== undefined) return (ev.data as { value: unknown }).value;
+    const value = make();
+    this.write({ seq, type, name: null, at: this.options.now(), data: { value } });
+    return value;
+  }
+
+  // ---- halts and cancellation ---------------------------------------------------
+
+  private halt(h: Halt, throwIt = true): Halt {
+    const rank = (x: Halt | undefined) =>
+      x instanceof LeaseLost
+        ? 4
+        : x instanceof NonDeterminismError
+          ? 3
+          : x instanceof ContinueAsNew
+            ? 2
+            : x instanceof Suspend
+              ? 1
+              : 0;
+    if (rank(h) > rank(this.halted)) this.halted = h;
+    if (!throwIt) for (const w of this.cancelWaiters) w();
+    return this.halted ?? h;
+  }
+
+  private checkHalt(): void {
+    if (this.halted !== undefined) throw this.halted;
+  }
+
+  private get cancelling(): boolean {
+    return this.cancelFlag && !this.compensating;
+  }
+
+  /** Records the cancellation at `seq` (as a call or as the completion of `ref`) and throws. */
+  private async cancelAt(seq: number | null, ref: number | null): Promise<never> {
+    if (seq !== null) await this.append(seq, "cancelled", null, null);
+    else await this.append(this.completionSeq(), "cancelled", null, { ref });
+    throw new CancelledFailure();
+  }
+
+  private track<T>(op: () => Promise<T>): Promise<T> {
+    let p: Promise<T>;
+    try {
+      p = op();
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    this.inflight.add(p);
+    void p.then(
+      () => this.inflight.delete(p),
+      () => this.inflight.delete(p),
+    );
+    return p;
+  }
+
+  /** Resolves after ms, or early when cancellation is requested. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.cancelWaiters.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.cancelWaiters.add(done);
+    });
+  }
+
+  // ---- timers -------------------------------------------------------------------
+
+  private async timer(seq: number, wakeAtNow: () => number): Promise<void> {
+    let ev = this.recorded(seq, ["timer"], "sleep");
+    if (ev === undefined) {
+      if (this.cancelling) await this.cancelAt(seq, null);
+      await this.append(seq, "timer", "sleep", { wakeAt: wakeAtNow() });
+      ev = this.history.get(seq)!;
+    }
+    const wakeAt = (ev.data as { wakeAt: number }).wakeAt;
+    await this.waitUntil(seq, wakeAt, []);
+  }
+
+  /** Returns once now >= wakeAt; suspends when that is far; throws when cancelled. */
+  private async waitUntil(seq: number, wakeAt: number, signalNames: string[]): Promise<void> {
+    for (;;) {
+      if (this.lastRef(seq)?.type === "cancelled") throw new CancelledFailure();
+      const left = wakeAt - this.options.now();
+      if (left <= 0) return;
+      if (this.cancelling) await this.cancelAt(null, seq);
+      if (left > this.options.inMemoryWaitMs) throw this.halt(new Suspend(wakeAt, signalNames));
+      await this.pause(left);
+      this.checkHalt();
+    }
+  }
+
+  // ---- signals ------------------------------------------------------------------
+
+  private async signal(seq: number, name: string, timeoutMs: number | null): Promise<unknown> {
+    const ev = this.recorded(seq, ["signal", "signal_wait"], name);
+    if (ev?.type === "signal") return (ev.data as { payload: unknown }).payload;
+    let deadline: number | null;
+    if (ev === undefined) {
+      if (this.cancelling) await this.cancelAt(seq, null);
+      const got = await this.takeSignal(seq, null, name);
+      if (got.found) return got.payload;
+      deadline = timeoutMs === null ? null : this.options.now() + timeoutMs;
+      await this.append(seq, "signal_wait", name, { deadline });
+    } else {
+      deadline = (ev.data as { deadline: number | null }).deadline;
+      const done = this.lastRef(seq);
+      if (done?.type === "signal") return (done.data as { payload: unknown }).payload;
+      if (done?.type === "signal_timeout") return null;
+      if (done?.type === "cancelled") throw new CancelledFailure();
+    }
+    // Live wait.
+    const got = await this.takeSignal(null, seq, name);
+    if (got.found) return got.payload;
+    if (deadline !== null && this.options.now() >= deadline) {
+      await this.append(this.completionSeq(), "signal_timeout", name, { ref: seq });
+      return null;
+    }
+    if (this.cancelling) await this.cancelAt(null, seq);
+    throw this.halt(new Suspend(deadline, [name]));
+  }
+
+  private async takeSignal(
+    seq: number | null,
+    ref: number | null,
+    name: string,
+  ): Promise<{ found: true; payload: unknown } | { found: false }> {
+    const sig = await this.store.peekSignal(this.tenantId, this.runId, name);
+    this.checkHalt();
+    if (sig === undefined) return { found: false };
+    const at = seq ?? this.completionSeq();
+    const data =
+      ref === null
+        ? { payload: sig.payload, signalId: sig.id }
+        : { payload: sig.payload, signalId: sig.id, ref };
+    const ev: RunEvent = { seq: at, type: "signal", name, at: this.options.now(), data };
+    const ok = await this.store.consumeSignal(this.lease, sig.id, ev);
+    if (!ok) throw this.halt(new LeaseLost());
+    this.remember(ev);
+    return { found: true, payload: sig.payload };
+  }
+
+  // ---- steps --------------------------------------------------------------------
+
+  private async doStep<T>(
+    seq: number,
+    name: string,
+    fn: StepFn<T>,
+    options: StepOptions,
+  ): Promise<T> {
+    const ev = this.recorded(seq, ["step", "step_retry"], name);
+    let attempt = 1;
+    let isCall = true;
+    if (ev !== undefined) {
+      const last = ev.type === "step" ? ev : (this.lastRef(seq) ?? ev);
+      if (last.type === "step") return stepResult<T>(name, last);
+      if (last.type === "cancelled") throw new CancelledFailure();
+      const retry = last.data as { attempt: number; retryAt: number };
+      attempt = retry.attempt + 1;
+      isCall = false;
+      await this.waitUntil(seq, retry.retryAt, []);
+    } else if (this.cancelling) {
+      await this.cancelAt(seq, null);
+    }
+
+    const policy = { ...DEFAULT_RETRY, ...this.wfOptions.retry, ...options.retry };
+    const timeoutMs = options.timeout === undefined ? null : toMs(options.timeout);
+    const idempotencyKey = `${this.runId}:${seq}`;
+    for (; ; attempt++) {
+      const at = () => (isCall ? seq : this.completionSeq());
+      const extra = (d: object) => (isCall ? d : { ...d, ref: seq });
+      let result: T;
+      try {
+        result = await runAttempt(fn, idempotencyKey, attempt, timeoutMs);
+      } catch (e) {
+        this.checkHalt();
+        const failure = toFailure(e);
+        const final =
+          failure.nonRetryable ||
+          isListed(e, options.nonRetryable) ||
+          attempt >= Math.max(1, policy.maxAttempts);
+        if (final) {
+          await this.append(at(), "step", name, extra({ failure }));
+          throw new StepFailedError(name, failure);
+        }
+        const delay = backoffDelay(policy, attempt);
+        if (delay < this.options.inMemoryBackoffMs) {
+          await this.pause(delay);
+          this.checkHalt();
+          continue;
+        }
+        const retryAt = this.options.now() + delay;
+        await this.append(at(), "step_retry", name, extra({ attempt, retryAt, failure }));
+        isCall = false;
+        await this.waitUntil(seq, retryAt, []);
+        continue;
+      }
+      this.checkHalt();
+      const value = toJson(result) as T;
+      await this.append(at(), "step", name, extra({ result: value }));
+      return value;
+    }
+  }
+}
+
+// ---- helpers ---------------------------------------------------------------------
+
+function refOf(e: RunEvent): number | null {
+  const d = e.data as { ref?: unknown } | null;
+  return d !== null && typeof d === "object" && typeof d.ref === "number" ? d.ref : null;
+}
+
+function describe(type: string, name: string | null): string {
+  return name === null ? type : `${type} '${name}'`;
+}
+
+function stepResult<T>(name: string, ev: RunEvent): T {
+  const d = ev.data as { result?: T; failure?: WorkflowFailure };
+  if (d.failure !== undefined) throw new StepFailedError(name, d.failure);
+  return d.result as T;
+}
+
+/** What replay will see: the JSON form of a value (Dates become strings, undefined stays). */
+export function toJson(v: unknown): unknown {
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
+}
+
+function isListed(e: unknown, list: StepOptions["nonRetryable"]): boolean {
+  if (e instanceof NonRetryableError) return true;
+  if (list === undefined || !(e instanceof Error)) return false;
+  return list.some((x) => (typeof x === "string" ? e.name === x : e instanceof x));
+}
+
+/** Exponential backoff with "equal jitter": half fixed, half random. */
+export function backoffDelay(p: Required<RetryPolicy>, attempt: number): number {
+  const base = Math.min(
+    toMs(p.maxInterval),
+    toMs(p.initialInterval) * Math.pow(p.backoff, attempt - 1),
+  );
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+async function runAttempt<T>(
+  fn: StepFn<T>,
+  idempotencyKey: string,
+  attempt: number,
+  timeoutMs: number | null,
+): Promise<T> {
+  const ac = new AbortController();
+  if (timeoutMs === null) return await fn({ idempotencyKey, attempt, signal: ac.signal });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new StepTimeoutError(`attempt ${attempt} timed out after ${timeoutMs} ms`));
+      ac.abort();
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve(fn({ idempotencyKey, attempt, signal: ac.signal })),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

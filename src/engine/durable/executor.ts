@@ -1,0 +1,114 @@
+/**
+ * Executes one leased run: loads its history, runs the workflow function with a
+ * replay context, and records the outcome (completed, failed, cancelled,
+ * waiting, next generation). The run stays in memory for its whole execution:
+ * there is no replay per step, only after a suspension or a takeover.
+ */
+import type { Run } from "../../domain/run.ts";
+import {
+  CancelledFailure,
+  NonDeterminismError,
+  toFailure,
+  type WorkflowFailure,
+} from "../../domain/workflow-failure.ts";
+import {
+  ContinueAsNew,
+  DEFAULT_CONTEXT_OPTIONS,
+  LeaseLost,
+  RunContext,
+  Suspend,
+  toJson,
+  type ContextOptions,
+} from "./context.ts";
+import type { WorkflowRegistry } from "./registry.ts";
+import type { Lease, RunStore } from "./run-store-port.ts";
+
+export type Outcome = "completed" | "failed" | "cancelled" | "waiting" | "lost" | "unknown";
+
+export interface ExecuteDeps {
+  store: RunStore;
+  registry: WorkflowRegistry;
+  owner: string;
+  contextOptions?: Partial<ContextOptions>;
+  /** Told about the live context (so heartbeats can pass cancel / lease loss to it). */
+  onContext?: (ctx: RunContext | undefined) => void;
+  /** When the caller knows the run has no history (just started), skips loading it. */
+  fresh?: boolean;
+}
+
+export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> {
+  const { store, registry } = deps;
+  const options: ContextOptions = { ...DEFAULT_CONTEXT_OPTIONS, ...deps.contextOptions };
+  const lease: Lease = { tenantId: run.tenantId, runId: run.id, owner: deps.owner };
+  let current = run;
+  let fresh = deps.fresh === true;
+  try {
+    for (;;) {
+      const def = registry.get(current.workflow);
+      if (def === undefined) {
+        await store.release(lease, options.now());
+        return "unknown";
+      }
+      const events = fresh ? [] : await store.loadHistory(run.tenantId, run.id, current.firstSeq);
+      if (current.cancelRequested && events.length === 0) {
+        const failure = toFailure(new CancelledFailure());
+        const ok = await store.finish(lease, "cancelled", null, failure, options.now());
+        return ok ? "cancelled" : "lost";
+      }
+      const ctx = new RunContext(current, events, store, lease, def.options, options);
+      deps.onContext?.(ctx);
+
+      let output: unknown;
+      let error: unknown;
+      let failed = false;
+      try {
+        output = toJson(await def.fn(ctx, current.input as never));
+      } catch (e) {
+        failed = true;
+        error = e;
+      }
+      let compensationFailures: WorkflowFailure[] = [];
+      if (failed && ctx.halted === undefined && ctx.compensations.length > 0) {
+        try {
+          compensationFailures = await ctx.compensate();
+        } catch {
+          // a halt inside a compensation: handled below
+        }
+      }
+      await ctx.settle();
+
+      const halt = ctx.halted;
+      const now = options.now();
+      if (halt instanceof LeaseLost) return "lost";
+      if (halt instanceof NonDeterminismError) {
+        const ok = await store.finish(lease, "failed", null, toFailure(halt), now);
+        return ok ? "failed" : "lost";
+      }
+      if (halt instanceof ContinueAsNew) {
+        const firstSeq = ctx.endSeq;
+        if (!(await store.continueAsNew(lease, halt.input, firstSeq, now))) return "lost";
+        current = { ...current, input: halt.input, generation: current.generation + 1, firstSeq };
+        current.cancelRequested = ctx.cancelRequested;
+        fresh = true;
+        continue;
+      }
+      if (halt instanceof Suspend) {
+        const r = await store.suspend(lease, halt.wakeAt, halt.signalNames, now);
+        return r === "lost" ? "lost" : "waiting";
+      }
+      if (!failed) {
+        return (await store.finish(lease, "completed", output, null, now)) ? "completed" : "lost";
+      }
+      const failure = toFailure(error);
+      if (compensationFailures.length > 0) {
+        failure.message +=
+          "; compensation failed: " +
+          compensationFailures.map((f) => `${f.name}: ${f.message}`).join("; ");
+      }
+      const status = error instanceof CancelledFailure ? "cancelled" : "failed";
+      return (await store.finish(lease, status, null, failure, now)) ? status : "lost";
+    }
+  } finally {
+    deps.onContext?.(undefined);
+  }
+}

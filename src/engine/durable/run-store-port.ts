@@ -1,0 +1,131 @@
+/**
+ * The run-store port: what the durable runtime needs from storage. Separate from
+ * the human-task Store (ports.ts) so each can evolve alone; the SQL adapter
+ * implements both over one connection pool.
+ *
+ * Fencing: a worker acts on a run only while it holds the run's lease
+ * (lease_owner = its id). Every write that belongs to an execution carries the
+ * Lease and is conditional on it; appending a history event whose seq already
+ * exists fails too (the primary key (tenant_id, run_id, seq) is the fence), so a
+ * worker whose lease was taken over learns it on its next write and abandons
+ * the run.
+ */
+import type { Run, RunEvent, RunSignal, RunStatus } from "../../domain/run.ts";
+import type { WorkflowFailure } from "../../domain/workflow-failure.ts";
+
+export interface Lease {
+  tenantId: string;
+  runId: string;
+  owner: string;
+}
+
+export interface NewRun {
+  tenantId: string;
+  id: string;
+  workflow: string;
+  input: unknown;
+  parentRunId: string | null;
+  /** Who started it (X-Actor-Id); the owner of the run's root instance. */
+  startedBy: string;
+  now: number;
+  /**
+   * Start already leased by this owner (status running, lease until the given time)
+   * so the local worker can execute it without a claim round trip.
+   */
+  leaseTo?: { owner: string; until: number } | undefined;
+}
+
+export interface RunListQuery {
+  tenantId: string;
+  status?: RunStatus | undefined;
+  workflow?: string | undefined;
+  limit: number;
+  /** Exclusive lower bound on id (keyset). */
+  after?: string | undefined;
+}
+
+/** A run still held after a heartbeat. */
+export interface HeldRun {
+  tenantId: string;
+  id: string;
+  cancelRequested: boolean;
+}
+
+export type SuspendResult = "suspended" | "wakeNow" | "lost";
+
+export interface RunStore {
+  /** Inserts the run (and its root instance) unless (tenant, id) exists; idempotent start. */
+  createRun(r: NewRun): Promise<{ run: Run; created: boolean }>;
+  getRun(tenantId: string, id: string): Promise<Run | undefined>;
+  /** Runs in id order, filtered. */
+  listRuns(q: RunListQuery): Promise<Run[]>;
+  /** History events with seq >= fromSeq, in seq order. */
+  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]>;
+
+  /**
+   * Claims up to `limit` runs with wake_at <= now (pending, due timers, woken
+   * waits, expired leases): status running, lease_owner = owner, lease_until and
+   * wake_at = leaseUntil. FOR UPDATE SKIP LOCKED where rows lock. Only runs of
+   * `workflows` (the ones this worker has code for) when given.
+   */
+  claimRuns(
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+    workflows?: readonly string[],
+  ): Promise<Run[]>;
+  /** Extends every lease `owner` holds; returns the runs it still holds. */
+  heartbeat(owner: string, now: number, leaseUntil: number): Promise<HeldRun[]>;
+  /** Soonest wake_at of a waiting run after now, or null (for timer scheduling). */
+  nextWakeAt(now: number): Promise<number | null>;
+
+  /** Appends one event; false when fenced (seq taken or lease lost). */
+  appendEvent(lease: Lease, event: RunEvent): Promise<boolean>;
+  /** The oldest unconsumed signal of that name. */
+  peekSignal(tenantId: string, runId: string, name: string): Promise<RunSignal | undefined>;
+  /**
+   * Appends the event and marks the signal consumed by it, atomically; false
+   * when fenced or when the signal was consumed meanwhile.
+   */
+  consumeSignal(lease: Lease, signalId: string, event: RunEvent): Promise<boolean>;
+  /**
+   * Parks the run: status waiting, wake_at = wakeAt, lease released. If cancel
+   * was requested or an unconsumed signal with one of `signalNames` exists
+   * (checked after the row is locked), wake_at = now instead ("wakeNow").
+   */
+  suspend(
+    lease: Lease,
+    wakeAt: number | null,
+    signalNames: readonly string[],
+    now: number,
+  ): Promise<SuspendResult>;
+  /** Terminal status with output or error; false when fenced. */
+  finish(
+    lease: Lease,
+    status: "completed" | "failed" | "cancelled",
+    output: unknown,
+    error: WorkflowFailure | null,
+    now: number,
+  ): Promise<boolean>;
+  /**
+   * Starts the next generation: input replaced, generation + 1, history from
+   * `firstSeq` (older events deleted), lease kept. False when fenced.
+   */
+  continueAsNew(lease: Lease, input: unknown, firstSeq: number, now: number): Promise<boolean>;
+  /** Gives the lease up so any worker may claim the run now (shutdown, abandon). */
+  release(lease: Lease, now: number): Promise<void>;
+
+  /**
+   * Stores a signal and wakes the run if it is waiting. undefined = no such run;
+   * false = the run has finished (signal not stored).
+   */
+  sendSignal(
+    tenantId: string,
+    runId: string,
+    signal: { id: string; name: string; payload: unknown },
+    now: number,
+  ): Promise<boolean | undefined>;
+  /** Sets cancel_requested and wakes the run if waiting; undefined = no such run. */
+  requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined>;
+}

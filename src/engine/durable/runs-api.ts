@@ -1,0 +1,142 @@
+/**
+ * Runs use cases (DESIGN §4 runs routes): start (idempotent by caller id), read,
+ * history, list, signal, cancel. The server and embedding apps call these.
+ */
+import { conflict, notFound, validation } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import {
+  DEFAULT_PAGE_SIZE,
+  ID_PATTERN,
+  MAX_NAME_LENGTH,
+  MAX_PAGE_SIZE,
+} from "../../domain/limits.ts";
+import {
+  MAX_RUN_ID_LENGTH,
+  RunStatuses,
+  type Run,
+  type RunEvent,
+  type RunStatus,
+} from "../../domain/run.ts";
+import type { WorkflowRegistry } from "./registry.ts";
+import type { RunStore } from "./run-store-port.ts";
+import type { AnyWorkflowDefinition } from "./types.ts";
+import type { Worker } from "./worker.ts";
+
+const ID_RE = new RegExp(ID_PATTERN);
+
+export interface StartRunRequest {
+  input?: unknown;
+  id?: string | undefined;
+  /** The acting user; owns the run's root instance. */
+  startedBy: string;
+}
+
+export interface RunPage {
+  items: Run[];
+  nextCursor: string | null;
+}
+
+export class DurableRuns {
+  constructor(
+    private readonly store: RunStore,
+    private readonly registry: WorkflowRegistry,
+    /** The in-process worker, if any: new runs go straight to it. */
+    private readonly worker?: Worker,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async start(
+    tenantId: string,
+    workflow: string | AnyWorkflowDefinition,
+    req: StartRunRequest,
+  ): Promise<{ run: Run; created: boolean }> {
+    const name = typeof workflow === "string" ? workflow : workflow.name;
+    this.registry.require(name);
+    if (req.id !== undefined) checkRunId(req.id);
+    const now = this.now();
+    const leaseTo = this.worker?.reserve();
+    let result: { run: Run; created: boolean } | undefined;
+    try {
+      result = await this.store.createRun({
+        tenantId,
+        id: req.id ?? newId(now),
+        workflow: name,
+        input: req.input === undefined ? null : JSON.parse(JSON.stringify(req.input)),
+        parentRunId: null,
+        startedBy: req.startedBy,
+        now,
+        leaseTo,
+      });
+    } finally {
+      if (leaseTo !== undefined) this.worker!.adopt(result?.created ? result.run : undefined);
+    }
+    if (result.created && leaseTo === undefined) this.worker?.notify();
+    return result;
+  }
+
+  async get(tenantId: string, id: string): Promise<Run> {
+    const r = await this.store.getRun(tenantId, id);
+    if (r === undefined) throw notFound("run", id);
+    return r;
+  }
+
+  async history(tenantId: string, id: string): Promise<RunEvent[]> {
+    const r = await this.get(tenantId, id);
+    return this.store.loadHistory(tenantId, id, r.firstSeq);
+  }
+
+  async list(
+    tenantId: string,
+    q: { status?: string; workflow?: string; limit?: number; cursor?: string },
+  ): Promise<RunPage> {
+    if (q.status !== undefined && !RunStatuses.includes(q.status as RunStatus)) {
+      throw validation(`status must be one of ${RunStatuses.join(", ")}`);
+    }
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+      throw validation(`limit must be 1–${MAX_PAGE_SIZE}`);
+    }
+    if (q.cursor !== undefined && (q.cursor === "" || q.cursor.length > MAX_RUN_ID_LENGTH)) {
+      throw validation("malformed cursor");
+    }
+    const items = await this.store.listRuns({
+      tenantId,
+      status: q.status as RunStatus | undefined,
+      workflow: q.workflow,
+      limit: limit + 1,
+      after: q.cursor,
+    });
+    const more = items.length > limit;
+    if (more) items.length = limit;
+    return { items, nextCursor: more ? items[items.length - 1]!.id : null };
+  }
+
+  async signal(tenantId: string, id: string, name: string, payload: unknown): Promise<void> {
+    if (name === "" || name.length > MAX_NAME_LENGTH) throw validation("invalid signal name");
+    const now = this.now();
+    const r = await this.store.sendSignal(
+      tenantId,
+      id,
+      { id: newId(now), name, payload: payload === undefined ? null : payload },
+      now,
+    );
+    if (r === undefined) throw notFound("run", id);
+    if (!r) throw conflict(`run '${id}' has finished`);
+    this.worker?.notify();
+  }
+
+  async cancel(tenantId: string, id: string): Promise<Run> {
+    const r = await this.store.requestCancel(tenantId, id, this.now());
+    if (r === undefined) throw notFound("run", id);
+    this.worker?.notify();
+    return r;
+  }
+}
+
+export function checkRunId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || id.length > MAX_RUN_ID_LENGTH || !ID_RE.test(id)) {
+    throw validation(
+      `run id must be 1–${MAX_RUN_ID_LENGTH} letters, digits or . _ - @ : characters`,
+    );
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The public shapes of durable workflows: what `workflow()` returns and what
+ * workflow code sees as `ctx`.
+ */
+import type { Duration } from "../../domain/duration.ts";
+
+export interface RetryPolicy {
+  /** Attempts in total, the first included (default 3; 1 = no retry). */
+  maxAttempts?: number;
+  /** Delay before the second attempt (default 100 ms). */
+  initialInterval?: Duration;
+  /** Multiplier per attempt (default 2). */
+  backoff?: number;
+  /** Upper bound of one delay (default 60 s). */
+  maxInterval?: Duration;
+}
+
+export interface StepInput {
+  /** `${runId}:${seq}` — the same for every attempt and after a crash: hand it to external systems. */
+  idempotencyKey: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Aborted when the attempt times out. */
+  signal: AbortSignal;
+}
+
+export type ErrorClass = abstract new (...args: never[]) => Error;
+
+export interface StepOptions {
+  retry?: RetryPolicy;
+  /** Per-attempt timeout; a timed-out attempt is retried like any failure. */
+  timeout?: Duration;
+  /** Error names or classes that fail the step at once (NonRetryableError always does). */
+  nonRetryable?: ReadonlyArray<string | ErrorClass>;
+}
+
+export type StepFn<T> = (input: StepInput) => T | Promise<T>;
+
+export interface Saga {
+  /** Compensation that calls ctx itself (e.g. ctx.step("refund", …)); runs as workflow code. */
+  onFailure(compensation: () => Promise<unknown>): void;
+  /** Compensation run as the step `name`. */
+  onFailure(name: string, compensation: StepFn<unknown>, options?: StepOptions): void;
+}
+
+export interface WorkflowContext {
+  readonly runId: string;
+  readonly tenantId: string;
+  readonly workflow: string;
+  /** Runs `fn` at least once and records its result; replay returns the record. */
+  step<T>(name: string, fn: StepFn<T>, options?: StepOptions): Promise<T>;
+  /** A durable timer. */
+  sleep(duration: Duration): Promise<void>;
+  sleepUntil(at: Date | number): Promise<void>;
+  /** The oldest unconsumed signal `name` (also one sent before the call), or null after `timeout`. */
+  waitForSignal<T = unknown>(name: string, options?: { timeout?: Duration }): Promise<T | null>;
+  /** Recorded clock, random and uuid: the same values on replay. */
+  now(): number;
+  random(): number;
+  uuid(): string;
+  /** True for runs that reach this point under code that has the patch; false for older runs. */
+  patched(id: string): boolean;
+  /** Ends this generation and restarts the workflow with `input` and an empty history. */
+  continueAsNew(input: unknown): Promise<never>;
+  /** Compensations run in reverse order when the workflow fails or is cancelled. */
+  saga(): Saga;
+  /** True once cancellation of this run was requested. */
+  readonly cancelRequested: boolean;
+}
+
+export type WorkflowFn<I, O> = (ctx: WorkflowContext, input: I) => Promise<O>;
+
+export interface WorkflowOptions {
+  /** Default retry policy of this workflow's steps. */
+  retry?: RetryPolicy;
+}
+
+export const WORKFLOW_MARK = "taskflow.workflow" as const;
+
+export interface WorkflowDefinition<I = unknown, O = unknown> {
+  readonly kind: typeof WORKFLOW_MARK;
+  readonly name: string;
+  readonly fn: WorkflowFn<I, O>;
+  readonly options: WorkflowOptions;
+}
+
+/** Any workflow, whatever its input and output types (input is contravariant, hence never). */
+export type AnyWorkflowDefinition = WorkflowDefinition<never, unknown>;
+
+export function isWorkflowDefinition(v: unknown): v is AnyWorkflowDefinition {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    (v as { kind?: unknown }).kind === WORKFLOW_MARK &&
+    typeof (v as { name?: unknown }).name === "string" &&
+    typeof (v as { fn?: unknown }).fn === "function"
+  );
+}

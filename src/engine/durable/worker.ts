@@ -1,0 +1,241 @@
+/**
+ * A worker: claims runnable runs with leases, executes them (at most
+ * `maxConcurrent` at once), heartbeats its leases and learns about
+ * cancellation and lost leases from the heartbeat. Runs whose lease expired
+ * (a dead worker) are runnable again, so any live worker takes them over.
+ *
+ * Wake-ups: `notify()` (a run started or signalled in this process, or a
+ * database notification such as PostgreSQL LISTEN/NOTIFY) claims at once;
+ * otherwise the worker polls every `pollMs`, which also fires due timers.
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Run } from "../../domain/run.ts";
+import type { ContextOptions, RunContext } from "./context.ts";
+import { executeRun, type Outcome } from "./executor.ts";
+import type { WorkflowRegistry } from "./registry.ts";
+import type { RunStore } from "./run-store-port.ts";
+
+export interface WorkerOptions {
+  /** Unique per process; default host:pid:random. */
+  owner?: string;
+  /** Lease length (default 5 s): a dead worker's runs are taken over after this. */
+  leaseMs?: number;
+  /** Heartbeat period (default 1.5 s). */
+  heartbeatMs?: number;
+  /** Concurrent runs per worker (default 64). */
+  maxConcurrent?: number;
+  /** Poll period when nothing notifies (default 500 ms). */
+  pollMs?: number;
+  contextOptions?: Partial<ContextOptions>;
+  now?: () => number;
+  /** Told about runs that finish or fail unexpectedly (logging). */
+  onOutcome?: (run: Run, outcome: Outcome | Error) => void;
+}
+
+/** A source of "something became runnable" notifications (PostgreSQL LISTEN). */
+export interface Wakeups {
+  subscribe(onWake: () => void): Promise<() => Promise<void>>;
+}
+
+interface Active {
+  ctx: RunContext | undefined;
+  cancel: boolean;
+  lost: boolean;
+}
+
+export function defaultOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+}
+
+export class Worker {
+  readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  readonly maxConcurrent: number;
+  private readonly pollMs: number;
+  private readonly now: () => number;
+  private readonly active = new Map<string, Active>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private dirty = false;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private idleWaiters: (() => void)[] = [];
+  /** Slots reserved by local starts that have not been handed a run yet. */
+  private reserved = 0;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly registry: WorkflowRegistry,
+    private readonly options: WorkerOptions = {},
+    private readonly wakeups?: Wakeups,
+  ) {
+    this.owner = options.owner ?? defaultOwner();
+    this.leaseMs = options.leaseMs ?? 5_000;
+    this.heartbeatMs = options.heartbeatMs ?? 1_500;
+    this.maxConcurrent = options.maxConcurrent ?? 64;
+    this.pollMs = options.pollMs ?? 500;
+    this.now = options.now ?? Date.now;
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    if (this.wakeups) this.unsubscribe = await this.wakeups.subscribe(() => this.notify());
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
+    this.heartbeatTimer.unref();
+    this.loop = this.claimLoop();
+  }
+
+  /** Stops claiming, waits for the runs in hand (up to `graceMs`), then returns. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.notify();
+    await this.loop;
+    if (this.unsubscribe) await this.unsubscribe();
+    const deadline = this.now() + graceMs;
+    while (this.active.size > 0 && this.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    clearInterval(this.heartbeatTimer);
+  }
+
+  /** Something became runnable: claim now instead of at the next poll. */
+  notify(): void {
+    this.dirty = true;
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** Resolves when no run is in hand (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (this.active.size === 0 && this.reserved === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * For a local start: reserves a slot so the new run can be inserted already
+   * leased to this worker and executed without a claim. False when full.
+   */
+  reserve(): { owner: string; until: number } | undefined {
+    if (!this.running || this.active.size + this.reserved >= this.maxConcurrent) return undefined;
+    this.reserved++;
+    return { owner: this.owner, until: this.now() + this.leaseMs };
+  }
+
+  /** Hands over a run inserted with the reserved lease (or gives the slot back with undefined). */
+  adopt(run: Run | undefined): void {
+    this.reserved--;
+    if (run !== undefined) this.launch(run, true);
+    else this.checkIdle();
+  }
+
+  private async claimLoop(): Promise<void> {
+    while (this.running) {
+      this.dirty = false;
+      let claimedAll = false;
+      const free = this.maxConcurrent - this.active.size - this.reserved;
+      if (free > 0) {
+        try {
+          const now = this.now();
+          const runs = await this.store.claimRuns(
+            this.owner,
+            now,
+            now + this.leaseMs,
+            free,
+            this.registry.names(),
+          );
+          for (const r of runs) this.launch(r, false);
+          claimedAll = runs.length === free;
+        } catch (e) {
+          this.options.onOutcome?.(undefined as unknown as Run, asError(e));
+        }
+      }
+      if (!this.running) break;
+      if (claimedAll || this.dirty) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, this.pollMs);
+        function done() {
+          clearTimeout(t);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private launch(run: Run, fresh: boolean): void {
+    const k = `${run.tenantId}\u0000${run.id}`;
+    const entry: Active = { ctx: undefined, cancel: false, lost: false };
+    this.active.set(k, entry);
+    executeRun(run, {
+      store: this.store,
+      registry: this.registry,
+      owner: this.owner,
+      fresh,
+      contextOptions: { now: this.now, ...this.options.contextOptions },
+      onContext: (ctx) => {
+        entry.ctx = ctx;
+        if (ctx && entry.cancel) ctx.requestCancel();
+        if (ctx && entry.lost) ctx.loseLease();
+      },
+    })
+      .then(
+        (outcome) => this.options.onOutcome?.(run, outcome),
+        async (e: unknown) => {
+          this.options.onOutcome?.(run, asError(e));
+          await this.store
+            .release({ tenantId: run.tenantId, runId: run.id, owner: this.owner }, this.now())
+            .catch(() => undefined);
+        },
+      )
+      .finally(() => {
+        this.active.delete(k);
+        this.notify();
+        this.checkIdle();
+      });
+  }
+
+  private checkIdle(): void {
+    if (this.active.size === 0 && this.reserved === 0) {
+      const ws = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of ws) w();
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.active.size === 0) return;
+    try {
+      const now = this.now();
+      const held = await this.store.heartbeat(this.owner, now, now + this.leaseMs);
+      const byKey = new Map(held.map((h) => [`${h.tenantId}\u0000${h.id}`, h]));
+      for (const [k, entry] of this.active) {
+        const h = byKey.get(k);
+        if (h === undefined) {
+          // Not (or no longer) ours; a run between claim and first write is fine to drop too.
+          entry.lost = true;
+          entry.ctx?.loseLease();
+        } else if (h.cancelRequested && !entry.cancel) {
+          entry.cancel = true;
+          entry.ctx?.requestCancel();
+        }
+      }
+    } catch {
+      // The database is unreachable: leases run out and other workers take over.
+    }
+  }
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
