@@ -1,6 +1,6 @@
 /**
  * The JSON body parser: Fastify's own (prototype-poisoning safe), plus two
- * rules. An empty body is "no body", so `POST …/claim` works whether or not a
+ * rules. A zero-length body is "no body", so `POST …/claim` works whether or not a
  * client sends `Content-Type: application/json`. And nesting deeper than
  * MAX_JSON_DEPTH is refused before parsing: schemas like NextAssignment are
  * recursive, and validating a 50,000-level chain would overflow the stack (a
@@ -16,7 +16,8 @@ export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     const text = body as string;
-    if (text.trim() === "") return done(null, undefined);
+    // Only zero bytes is "no body"; whitespace alone is not a JSON text and is refused.
+    if (text.length === 0) return done(null, undefined);
     if (nestingExceeds(text, MAX_JSON_DEPTH)) {
       return done(validation(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }

@@ -103,6 +103,8 @@ void describe("Fastify's own errors are problems too, never 500", () => {
   void test("malformed JSON, prototype poisoning, deep nesting → 400", async () => {
     const app = await stubServer();
     for (const body of [
+      " ",
+      "\n",
       "{",
       '{"processKey":"k",}',
       '{"__proto__":{"x":1},"processKey":"k"}',
@@ -150,6 +152,7 @@ void describe("Fastify's own errors are problems too, never 500", () => {
   void test("an optional body, when sent, must still be an object", async () => {
     const app = await stubServer();
     for (const payload of [
+      " ",
       "[]",
       "null",
       '"x"',
