@@ -2,7 +2,7 @@
  * The Fastify app (not listening): schemas, error mapping, OpenAPI and health
  * at the root; the /v1 routes inside a scope guarded by the API key.
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { TaskflowConfig } from "../config/config.ts";
 import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
@@ -34,15 +34,17 @@ const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, 
 export function buildServer({ engine, config, logger }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
+  // Typed as Fastify's logger interface so the app is a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = logger ? withRedaction(logger) : createLogger(config);
   const app = Fastify({
-    loggerInstance: logger ? withRedaction(logger) : createLogger(config),
+    loggerInstance,
     genReqId,
     bodyLimit: config.bodyLimit,
     // Route params are ids up to MAX_ID_LENGTH; the default 100 would turn longer ones into 404s.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 3 },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
     ajv: { customOptions: { coerceTypes: false } },
-  }) as unknown as FastifyInstance;
+  });
 
   installJsonParser(app);
   installErrorHandling(app);
