@@ -7,6 +7,7 @@ import type { Store, StoreTx } from "../../engine/ports.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { migrationProvider } from "./migrations/migration-provider.ts";
+import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { SqlReads } from "./sql-reads.ts";
 import { SqlStoreTx } from "./sql-store-tx.ts";
 
@@ -34,6 +35,13 @@ export class SqlStore extends SqlReads implements Store {
         { cause: error },
       );
     }
+  }
+
+  private runs: SqlRunStore | undefined;
+
+  /** The durable runs' store over the same pool (on SQLite: the same connection). */
+  runStore(): SqlRunStore {
+    return (this.runs ??= new SqlRunStore(this.db, this.parts));
   }
 
   /** Rolls back when fn throws and rethrows fn's own error, not a rollback failure. */

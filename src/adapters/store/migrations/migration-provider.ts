@@ -7,10 +7,12 @@
 import type { Migration, MigrationProvider } from "kysely";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { initialSchema } from "./001-initial-schema.ts";
+import { durableRuns } from "./002-durable-runs.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
     "001_initial_schema": initialSchema(d),
+    "002_durable_runs": durableRuns(d),
   };
 }
 

@@ -1,0 +1,583 @@
+/**
+ * The RunStore port over the same Kysely instance and dialect parts as the
+ * human-task store (one pool, one SQLite connection). Where the backends
+ * differ — the claim (FOR UPDATE SKIP LOCKED / UPDATE … RETURNING), and PostgreSQL
+ * NOTIFY — it branches on the dialect name.
+ *
+ * Fencing: every write an execution makes is conditional on its lease
+ * (lease_owner = owner and status = 'running'); appends are `INSERT … SELECT
+ * … FROM runs WHERE <lease>`, so an append by a worker that lost its lease
+ * inserts nothing, and the primary key refuses a seq that is already taken.
+ */
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from "kysely";
+import { newId } from "../../../domain/ids.ts";
+import type { Instance } from "../../../domain/instance.ts";
+import {
+  isTerminal,
+  type Run,
+  type RunEvent,
+  type RunEventType,
+  type RunSignal,
+  type RunStatus,
+} from "../../../domain/run.ts";
+import type { WorkflowFailure } from "../../../domain/workflow-failure.ts";
+import type {
+  HeldRun,
+  Lease,
+  NewRun,
+  RunListQuery,
+  RunStore,
+  SuspendResult,
+} from "../../../engine/durable/run-store-port.ts";
+import type { StoreSchema } from "../db-schema.ts";
+import type { StoreDialect } from "../dialects/store-dialect.ts";
+import { lit, pageLimit } from "../sql-reads.ts";
+import { SqlStoreTx } from "../sql-store-tx.ts";
+import type { RunSchema, RunsTable } from "./run-schema.ts";
+
+type DB = StoreSchema & RunSchema;
+
+/** The PostgreSQL channel a run store notifies when a run becomes runnable. */
+export const RUNS_CHANNEL = "taskflow_runs";
+
+/** Thrown inside a transaction to roll it back when a conditional write lost. */
+class Fenced extends Error {}
+
+const num = (v: number | string): number => Number(v);
+const nnum = (v: number | string | null): number | null => (v === null ? null : Number(v));
+const toText = (v: unknown): string => JSON.stringify(v === undefined ? null : v);
+const fromText = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
+
+export function runFromRow(r: Selectable<RunsTable>): Run {
+  return {
+    tenantId: r.tenant_id,
+    id: r.id,
+    workflow: r.workflow,
+    status: r.status as RunStatus,
+    input: fromText(r.input),
+    output: fromText(r.output),
+    error: fromText(r.error) as WorkflowFailure | null,
+    rootInstanceId: r.root_instance_id,
+    parentRunId: r.parent_run_id,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+    wakeAt: nnum(r.wake_at),
+    leaseOwner: r.lease_owner,
+    leaseUntil: nnum(r.lease_until),
+    cancelRequested: Number(r.cancel_requested) === 1 || r.cancel_requested === true,
+    generation: num(r.generation),
+    firstSeq: num(r.first_seq),
+  };
+}
+
+export function isDuplicateKey(e: unknown): boolean {
+  const err = e as { code?: unknown; errno?: unknown };
+  return (
+    err?.code === "23505" || // PostgreSQL unique_violation
+    err?.code === "ER_DUP_ENTRY" ||
+    err?.errno === 1062 ||
+    err?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
+    err?.code === "SQLITE_CONSTRAINT_UNIQUE"
+  );
+}
+
+export class SqlRunStore implements RunStore {
+  private readonly db: Kysely<DB>;
+  /** (tenant, workflow) → definition id: definitions are never deleted, so this only saves a round trip. */
+  private readonly definitionIds = new Map<string, string>();
+
+  constructor(
+    db: Kysely<StoreSchema>,
+    private readonly parts: StoreDialect,
+  ) {
+    // The same instance, typed with the durable tables too.
+    this.db = db;
+  }
+
+  private get pg(): boolean {
+    return this.parts.name === "postgres";
+  }
+
+  private async notify(trx: Kysely<DB>): Promise<void> {
+    if (this.pg) await sql`select pg_notify(${RUNS_CHANNEL}, '')`.execute(trx);
+  }
+
+  private async tx<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T | undefined> {
+    try {
+      return await this.db.transaction().execute(fn);
+    } catch (e) {
+      if (e instanceof Fenced) return undefined;
+      throw e;
+    }
+  }
+
+  // ---- runs -------------------------------------------------------------------
+
+  async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
+    const existing = await this.getRun(r.tenantId, r.id);
+    if (existing) return { run: existing, created: false };
+    const instanceId = newId(r.now);
+    const row = {
+      tenant_id: r.tenantId,
+      id: r.id,
+      workflow: r.workflow,
+      status: r.leaseTo ? "running" : "pending",
+      input: toText(r.input),
+      output: null,
+      error: null,
+      root_instance_id: instanceId,
+      parent_run_id: r.parentRunId,
+      created_at: r.now,
+      updated_at: r.now,
+      wake_at: r.leaseTo ? r.leaseTo.until : r.now,
+      lease_owner: r.leaseTo?.owner ?? null,
+      lease_until: r.leaseTo?.until ?? null,
+      cancel_requested: 0,
+      generation: 0,
+      first_seq: 0,
+    };
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const htx = new SqlStoreTx(trx, this.parts);
+        const defKey = `${r.tenantId}\u0000${r.workflow}`;
+        let definitionId = this.definitionIds.get(defKey);
+        if (definitionId === undefined) {
+          const def = await htx.ensureDefinition({
+            id: newId(r.now),
+            tenantId: r.tenantId,
+            key: r.workflow,
+            name: r.workflow,
+            createdAt: r.now,
+          });
+          definitionId = def.id;
+        }
+        const root: Instance = {
+          id: instanceId,
+          tenantId: r.tenantId,
+          kind: "process",
+          definitionId,
+          definitionKey: r.workflow,
+          parentInstanceId: null,
+          rootInstanceId: instanceId,
+          status: "running",
+          // A run is under way from the start: "open" in the starter's process list.
+          processState: "open",
+          vars: { runId: r.id },
+          startedBy: r.startedBy,
+          createdAt: r.now,
+          completedAt: null,
+          onAllCompleted: null,
+          joinedAt: null,
+        };
+        await htx.insertInstance(root);
+        await trx.insertInto("runs").values(row).execute();
+        if (!r.leaseTo) await this.notify(trx);
+        this.definitionIds.set(defKey, definitionId);
+      });
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+      const winner = await this.getRun(r.tenantId, r.id);
+      if (!winner) throw e;
+      return { run: winner, created: false };
+    }
+    return { run: runFromRow(row), created: true };
+  }
+
+  async getRun(tenantId: string, id: string): Promise<Run | undefined> {
+    const row = await this.db
+      .selectFrom("runs")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row && runFromRow(row);
+  }
+
+  async listRuns(q: RunListQuery): Promise<Run[]> {
+    const rows = await this.db
+      .selectFrom("runs")
+      .selectAll()
+      .where("tenant_id", "=", q.tenantId)
+      .$if(q.status !== undefined, (b) => b.where("status", "=", q.status!))
+      .$if(q.workflow !== undefined, (b) => b.where("workflow", "=", q.workflow!))
+      .$if(q.after !== undefined, (b) => b.where("id", ">", q.after!))
+      .orderBy("id")
+      .limit(pageLimit(q.limit))
+      .execute();
+    return rows.map(runFromRow);
+  }
+
+  async loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]> {
+    const rows = await this.db
+      .selectFrom("run_events")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("run_id", "=", runId)
+      .where("seq", ">=", fromSeq)
+      .orderBy("seq")
+      .execute();
+    return rows.map((e) => ({
+      seq: num(e.seq),
+      type: e.type as RunEventType,
+      name: e.name,
+      at: num(e.at),
+      data: fromText(e.data),
+    }));
+  }
+
+  // ---- claiming and leases ------------------------------------------------------
+
+  async claimRuns(
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+    workflows?: readonly string[],
+  ): Promise<Run[]> {
+    if (limit <= 0 || workflows?.length === 0) return [];
+    const wf =
+      workflows === undefined
+        ? sql`1 = 1`
+        : sql`workflow in (${sql.join(workflows.map((w) => sql`${w}`))})`;
+    const set = sql`status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil}, wake_at = ${leaseUntil}, updated_at = ${now}`;
+    if (this.parts.name === "postgres") {
+      const res = await sql<Selectable<RunsTable>>`
+        update runs r set ${set}
+        from (select tenant_id, id from runs
+              where wake_at <= ${now} and ${wf}
+              order by wake_at limit ${limit}
+              for update skip locked) c
+        where r.tenant_id = c.tenant_id and r.id = c.id
+        returning r.*`.execute(this.db);
+      return res.rows.map(runFromRow);
+    }
+    if (this.parts.name === "sqlite") {
+      // One connection, one writer at a time: a conditional UPDATE is the claim.
+      const res = await sql<Selectable<RunsTable>>`
+        update runs set ${set}
+        where rowid in (select rowid from runs where wake_at <= ${now} and ${wf}
+                        order by wake_at limit ${limit})
+        returning *`.execute(this.db);
+      return res.rows.map(runFromRow);
+    }
+    // MariaDB: no UPDATE … RETURNING; lock the rows, then update them.
+    return (
+      (await this.tx(async (trx) => {
+        const res = await sql<Selectable<RunsTable>>`
+          select * from runs where wake_at <= ${now} and ${wf}
+          order by wake_at limit ${limit} for update skip locked`.execute(trx);
+        if (res.rows.length === 0) return [];
+        const keys = sql.join(res.rows.map((r) => sql`(${r.tenant_id}, ${r.id})`));
+        await sql`update runs set ${set} where (tenant_id, id) in (${keys})`.execute(trx);
+        return res.rows.map((r) =>
+          runFromRow({
+            ...r,
+            status: "running",
+            lease_owner: owner,
+            lease_until: leaseUntil,
+            wake_at: leaseUntil,
+            updated_at: now,
+          }),
+        );
+      })) ?? []
+    );
+  }
+
+  async heartbeat(owner: string, now: number, leaseUntil: number): Promise<HeldRun[]> {
+    await this.db
+      .updateTable("runs")
+      .set({ lease_until: leaseUntil, wake_at: leaseUntil })
+      .where("lease_owner", "=", owner)
+      .where("status", "=", lit("running"))
+      .execute();
+    void now;
+    const rows = await this.db
+      .selectFrom("runs")
+      .select(["tenant_id", "id", "cancel_requested"])
+      .where("lease_owner", "=", owner)
+      .where("status", "=", lit("running"))
+      .execute();
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      id: r.id,
+      cancelRequested: Number(r.cancel_requested) === 1 || r.cancel_requested === true,
+    }));
+  }
+
+  async nextWakeAt(now: number): Promise<number | null> {
+    const row = await this.db
+      .selectFrom("runs")
+      .select((eb) => eb.fn.min("wake_at").as("next"))
+      .where("wake_at", ">", now)
+      .executeTakeFirst();
+    return row?.next == null ? null : Number(row.next);
+  }
+
+  // ---- history ---------------------------------------------------------------------
+
+  /** `INSERT … SELECT … FROM runs WHERE <lease held>`: inserts nothing without the lease. */
+  private async insertEvent(db: Kysely<DB>, lease: Lease, ev: RunEvent): Promise<boolean> {
+    const cast = (v: unknown, type: string): RawBuilder<unknown> =>
+      this.pg ? sql`cast(${v} as ${sql.raw(type)})` : sql`${v}`;
+    const data = ev.data === undefined || ev.data === null ? null : JSON.stringify(ev.data);
+    try {
+      const res = await sql`
+        insert into run_events (tenant_id, run_id, seq, type, name, at, data)
+        select ${cast(lease.tenantId, "varchar")}, ${cast(lease.runId, "varchar")},
+               ${cast(ev.seq, "bigint")}, ${cast(ev.type, "varchar")}, ${cast(ev.name, "varchar")},
+               ${cast(ev.at, "bigint")}, ${cast(data, "text")}
+        from runs
+        where tenant_id = ${lease.tenantId} and id = ${lease.runId}
+          and lease_owner = ${lease.owner} and status = 'running'`.execute(db);
+      return Number(res.numAffectedRows ?? 0n) === 1;
+    } catch (e) {
+      if (isDuplicateKey(e)) return false;
+      throw e;
+    }
+  }
+
+  appendEvent(lease: Lease, event: RunEvent): Promise<boolean> {
+    return this.insertEvent(this.db, lease, event);
+  }
+
+  async peekSignal(tenantId: string, runId: string, name: string): Promise<RunSignal | undefined> {
+    const row = await this.db
+      .selectFrom("run_signals")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("run_id", "=", runId)
+      .where("name", "=", name)
+      .where("consumed_seq", "is", null)
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        name: row.name,
+        payload: fromText(row.payload),
+        at: num(row.at),
+        consumedSeq: nnum(row.consumed_seq),
+      }
+    );
+  }
+
+  async consumeSignal(lease: Lease, signalId: string, event: RunEvent): Promise<boolean> {
+    const ok = await this.tx(async (trx) => {
+      const res = await trx
+        .updateTable("run_signals")
+        .set({ consumed_seq: event.seq })
+        .where("tenant_id", "=", lease.tenantId)
+        .where("run_id", "=", lease.runId)
+        .where("id", "=", signalId)
+        .where("consumed_seq", "is", null)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      if (!(await this.insertEvent(trx, lease, event))) throw new Fenced();
+      return true;
+    });
+    return ok === true;
+  }
+
+  // ---- transitions -------------------------------------------------------------------
+
+  private held(trx: Kysely<DB>, lease: Lease) {
+    return trx
+      .updateTable("runs")
+      .where("tenant_id", "=", lease.tenantId)
+      .where("id", "=", lease.runId)
+      .where("lease_owner", "=", lease.owner)
+      .where("status", "=", lit("running"));
+  }
+
+  async suspend(
+    lease: Lease,
+    wakeAt: number | null,
+    signalNames: readonly string[],
+    now: number,
+  ): Promise<SuspendResult> {
+    const r = await this.tx(async (trx) => {
+      // The UPDATE locks the row first; the checks below are new statements (READ
+      // COMMITTED), so a signal or cancel committed by then is seen, and one that
+      // commits later finds the run waiting and wakes it (sendSignal).
+      const res = await this.held(trx, lease)
+        .set({
+          status: "waiting",
+          wake_at: wakeAt,
+          lease_owner: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      const run = await trx
+        .selectFrom("runs")
+        .select("cancel_requested")
+        .where("tenant_id", "=", lease.tenantId)
+        .where("id", "=", lease.runId)
+        .executeTakeFirst();
+      let wake = run !== undefined && Number(run.cancel_requested) === 1;
+      if (!wake && signalNames.length > 0) {
+        const sig = await trx
+          .selectFrom("run_signals")
+          .select("id")
+          .where("tenant_id", "=", lease.tenantId)
+          .where("run_id", "=", lease.runId)
+          .where("name", "in", signalNames)
+          .where("consumed_seq", "is", null)
+          .limit(1)
+          .executeTakeFirst();
+        wake = sig !== undefined;
+      }
+      if (!wake) return "suspended" as const;
+      await trx
+        .updateTable("runs")
+        .set({ wake_at: now })
+        .where("tenant_id", "=", lease.tenantId)
+        .where("id", "=", lease.runId)
+        .execute();
+      return "wakeNow" as const;
+    });
+    return r ?? "lost";
+  }
+
+  async finish(
+    lease: Lease,
+    status: "completed" | "failed" | "cancelled",
+    output: unknown,
+    error: WorkflowFailure | null,
+    now: number,
+  ): Promise<boolean> {
+    const ok = await this.tx(async (trx) => {
+      const res = await this.held(trx, lease)
+        .set({
+          status,
+          output: output === undefined || output === null ? null : toText(output),
+          error: error === null ? null : toText(error),
+          wake_at: null,
+          lease_owner: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      // The run's root instance closes with it (the starter's process list).
+      const root = await trx
+        .selectFrom("runs")
+        .select("root_instance_id")
+        .where("tenant_id", "=", lease.tenantId)
+        .where("id", "=", lease.runId)
+        .executeTakeFirst();
+      if (root?.root_instance_id) {
+        const htx = new SqlStoreTx(trx, this.parts);
+        await htx.completeTree(lease.tenantId, root.root_instance_id, now);
+      }
+      return true;
+    });
+    return ok === true;
+  }
+
+  async continueAsNew(
+    lease: Lease,
+    input: unknown,
+    firstSeq: number,
+    now: number,
+  ): Promise<boolean> {
+    const ok = await this.tx(async (trx) => {
+      const res = await this.held(trx, lease)
+        .set({
+          input: toText(input),
+          generation: sql<number>`generation + 1`,
+          first_seq: firstSeq,
+          updated_at: now,
+        })
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      await trx
+        .deleteFrom("run_events")
+        .where("tenant_id", "=", lease.tenantId)
+        .where("run_id", "=", lease.runId)
+        .where("seq", "<", firstSeq)
+        .execute();
+      return true;
+    });
+    return ok === true;
+  }
+
+  async release(lease: Lease, now: number): Promise<void> {
+    await this.held(this.db, lease)
+      .set({ lease_owner: null, lease_until: null, wake_at: now, updated_at: now })
+      .execute();
+  }
+
+  // ---- from outside: signals and cancellation ------------------------------------------
+
+  async sendSignal(
+    tenantId: string,
+    runId: string,
+    signal: { id: string; name: string; payload: unknown },
+    now: number,
+  ): Promise<boolean | undefined> {
+    return this.tx(async (trx) => {
+      const run = await trx
+        .selectFrom("runs")
+        .select("status")
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", runId)
+        .executeTakeFirst();
+      if (run === undefined) return undefined;
+      if (isTerminal(run.status as RunStatus)) return false;
+      await trx
+        .insertInto("run_signals")
+        .values({
+          tenant_id: tenantId,
+          run_id: runId,
+          id: signal.id,
+          name: signal.name,
+          payload: toText(signal.payload),
+          at: now,
+          consumed_seq: null,
+        })
+        .execute();
+      // After the insert, lock the row: a run suspending concurrently either sees
+      // this signal or has committed 'waiting' by the time this UPDATE runs.
+      await this.wake(trx, tenantId, runId, now);
+      return true;
+    });
+  }
+
+  /** wake_at = now if the run is waiting; always takes the row lock. */
+  private async wake(trx: Kysely<DB>, tenantId: string, runId: string, now: number) {
+    await trx
+      .updateTable("runs")
+      .set({
+        wake_at: sql<number>`case when status = 'waiting' then ${now} else wake_at end`,
+        updated_at: now,
+      })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", runId)
+      .where("status", "not in", ["completed", "failed", "cancelled"])
+      .execute();
+    await this.notify(trx);
+  }
+
+  async requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined> {
+    return this.tx(async (trx) => {
+      await trx
+        .updateTable("runs")
+        .set({ cancel_requested: 1 })
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", runId)
+        .where("status", "not in", ["completed", "failed", "cancelled"])
+        .execute();
+      await this.wake(trx, tenantId, runId, now);
+      const row = await trx
+        .selectFrom("runs")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", runId)
+        .executeTakeFirst();
+      return row && runFromRow(row);
+    });
+  }
+}

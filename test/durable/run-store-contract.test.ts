@@ -1,0 +1,356 @@
+/**
+ * The RunStore port's contract, run against the in-memory reference store and
+ * every SQL backend (SQLite, PostgreSQL, MariaDB). Each case gets a fresh database.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createStore } from "../../src/adapters/store/create-store.ts";
+import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import type { RunEvent } from "../../src/domain/run.ts";
+import type { Lease, NewRun, RunStore } from "../../src/engine/durable/run-store-port.ts";
+import type { Store } from "../../src/engine/ports.ts";
+import {
+  backendTestOptions,
+  backends,
+  createTestDatabase,
+  type Backend,
+} from "../support/backends.ts";
+import { MemoryRunStore } from "./support/memory-run-store.ts";
+
+const T = "tenant-a";
+const NOW = 1_700_000_000_000;
+
+const newRun = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
+  tenantId: T,
+  id,
+  workflow: "wf",
+  input: { id },
+  parentRunId: null,
+  startedBy: "alice",
+  now: NOW,
+  ...extra,
+});
+const ev = (seq: number, name = `s${seq}`, data: unknown = { result: seq }): RunEvent => ({
+  seq,
+  type: "step",
+  name,
+  at: NOW + seq,
+  data,
+});
+
+interface Fixture {
+  runs: RunStore;
+  store: Store | undefined;
+  close(): Promise<void>;
+}
+
+type Open = () => Promise<Fixture>;
+
+function sqlFixture(b: Backend): Open {
+  return async () => {
+    const db = await createTestDatabase(b);
+    const store = createStore(db.url) as SqlStore;
+    await store.migrate();
+    return {
+      runs: store.runStore(),
+      store,
+      close: async () => {
+        await store.close();
+        await db.drop();
+      },
+    };
+  };
+}
+
+const memoryFixture: Open = () =>
+  Promise.resolve({ runs: new MemoryRunStore(), store: undefined, close: () => Promise.resolve() });
+
+function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>, sql: boolean) {
+  describe(`run store contract: ${name}`, async () => {
+    const options = await opts();
+    const t = (title: string, fn: (f: Fixture) => Promise<void>): void =>
+      void it(title, options, async () => {
+        const f = await open();
+        try {
+          await fn(f);
+        } finally {
+          await f.close();
+        }
+      });
+
+    t("createRun is idempotent by id and the first input wins", async ({ runs, store }) => {
+      const a = await runs.createRun(newRun("r1"));
+      assert.equal(a.created, true);
+      assert.equal(a.run.status, "pending");
+      assert.equal(a.run.wakeAt, NOW);
+      const b = await runs.createRun(newRun("r1", { input: "other" }));
+      assert.equal(b.created, false);
+      assert.deepEqual(b.run.input, { id: "r1" });
+      const got = await runs.getRun(T, "r1");
+      assert.equal(got!.workflow, "wf");
+      assert.equal(got!.cancelRequested, false);
+      assert.equal(await runs.getRun("other-tenant", "r1"), undefined);
+      if (store && sql) {
+        // The run owns a root instance: it is in the starter's process list.
+        const procs = await store.listProcesses({ tenantId: T, startedBy: "alice", limit: 10 });
+        assert.equal(procs.length, 1);
+        assert.equal(procs[0]!.id, got!.rootInstanceId);
+        assert.equal(procs[0]!.definitionKey, "wf");
+        assert.equal(procs[0]!.processState, "open");
+      }
+    });
+
+    t("a long caller id (128 chars) is accepted", async ({ runs }) => {
+      const id = "x".repeat(128);
+      assert.equal((await runs.createRun(newRun(id))).created, true);
+      assert.equal((await runs.getRun(T, id))!.id, id);
+    });
+
+    t(
+      "claim leases due runs once, only known workflows, and takes over expired leases",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        await runs.createRun(newRun("r2", { workflow: "other" }));
+        await runs.createRun(newRun("r3", { now: NOW + 10_000 }));
+        const c = await runs.claimRuns("w1", NOW + 1, NOW + 5_001, 10, ["wf"]);
+        assert.deepEqual(
+          c.map((r) => [r.id, r.status, r.leaseOwner, r.leaseUntil]),
+          [["r1", "running", "w1", NOW + 5_001]],
+        );
+        assert.deepEqual(await runs.claimRuns("w2", NOW + 2, NOW + 5_002, 10, ["wf"]), []);
+        // w1 dies: after its lease ends w2 takes the run over.
+        const c2 = await runs.claimRuns("w2", NOW + 6_000, NOW + 11_000, 10, ["wf"]);
+        assert.deepEqual(
+          c2.map((r) => [r.id, r.leaseOwner]),
+          [["r1", "w2"]],
+        );
+        const held = await runs.heartbeat("w1", NOW + 6_001, NOW + 11_001);
+        assert.deepEqual(held, []);
+      },
+    );
+
+    t("appends are fenced by the lease and by the seq", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+      const w1: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      const w2: Lease = { tenantId: T, runId: "r1", owner: "w2" };
+      assert.equal(await runs.appendEvent(w1, ev(0)), true);
+      assert.equal(await runs.appendEvent(w1, ev(0, "again")), false);
+      assert.equal(await runs.appendEvent(w2, ev(1)), false);
+      assert.equal(await runs.appendEvent(w1, ev(2, "s2", { ref: 0, text: "é ✓" })), true);
+      assert.equal(await runs.appendEvent(w1, ev(1, "s1", null)), true);
+      const h = await runs.loadHistory(T, "r1", 0);
+      assert.deepEqual(
+        h.map((e) => [e.seq, e.type, e.name, e.at, e.data]),
+        [
+          [0, "step", "s0", NOW, { result: 0 }],
+          [1, "step", "s1", NOW + 1, null],
+          [2, "step", "s2", NOW + 2, { ref: 0, text: "é ✓" }],
+        ],
+      );
+      assert.deepEqual(
+        (await runs.loadHistory(T, "r1", 1)).map((e) => e.seq),
+        [1, 2],
+      );
+      // Takeover: w2 now holds the lease, w1's writes go nowhere.
+      await runs.claimRuns("w2", NOW + 10_000, NOW + 15_000, 1);
+      assert.equal(await runs.appendEvent(w1, ev(3)), false);
+      assert.equal(await runs.appendEvent(w2, ev(3)), true);
+      assert.equal(await runs.finish(w1, "completed", 1, null, NOW), false);
+    });
+
+    t("signals: kept until consumed, oldest first, consumed once", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      assert.equal(
+        await runs.sendSignal(T, "nope", { id: "x", name: "go", payload: 1 }, NOW),
+        undefined,
+      );
+      assert.equal(
+        await runs.sendSignal(
+          T,
+          "r1",
+          { id: "0190a000-0000-7000-8000-000000000001", name: "go", payload: { n: 1 } },
+          NOW,
+        ),
+        true,
+      );
+      await runs.sendSignal(
+        T,
+        "r1",
+        { id: "0190a000-0000-7000-8000-000000000002", name: "go", payload: { n: 2 } },
+        NOW,
+      );
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      const s = await runs.peekSignal(T, "r1", "go");
+      assert.deepEqual(s?.payload, { n: 1 });
+      assert.equal(await runs.peekSignal(T, "r1", "other"), undefined);
+      const e: RunEvent = {
+        seq: 0,
+        type: "signal",
+        name: "go",
+        at: NOW,
+        data: { payload: { n: 1 } },
+      };
+      assert.equal(await runs.consumeSignal(lease, s.id, e), true);
+      assert.equal(await runs.consumeSignal(lease, s.id, { ...e, seq: 1 }), false);
+      assert.deepEqual((await runs.peekSignal(T, "r1", "go"))?.payload, { n: 2 });
+      assert.equal((await runs.loadHistory(T, "r1", 0)).length, 1);
+      assert.equal(await runs.finish(lease, "completed", null, null, NOW), true);
+      assert.equal(await runs.sendSignal(T, "r1", { id: "z", name: "go", payload: 3 }, NOW), false);
+    });
+
+    t(
+      "suspend parks the run; a signal or cancel wakes it; a pending one wakes it at once",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+        const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        assert.equal(await runs.suspend(lease, null, ["go"], NOW + 1), "suspended");
+        let r = await runs.getRun(T, "r1");
+        assert.deepEqual([r!.status, r!.wakeAt, r!.leaseOwner], ["waiting", null, null]);
+        assert.equal(await runs.suspend(lease, null, ["go"], NOW + 1), "lost");
+        assert.deepEqual(await runs.claimRuns("w1", NOW + 2, NOW + 5_000, 1), []);
+        await runs.sendSignal(
+          T,
+          "r1",
+          { id: "0190a000-0000-7000-8000-000000000001", name: "go", payload: 1 },
+          NOW + 3,
+        );
+        r = await runs.getRun(T, "r1");
+        assert.equal(r!.wakeAt, NOW + 3);
+        assert.equal((await runs.claimRuns("w1", NOW + 3, NOW + 5_000, 1)).length, 1);
+        // The signal is still unconsumed: suspending on it again wakes at once.
+        assert.equal(await runs.suspend(lease, NOW + 99_000, ["go"], NOW + 4), "wakeNow");
+        assert.equal((await runs.getRun(T, "r1"))!.wakeAt, NOW + 4);
+        await runs.claimRuns("w1", NOW + 5, NOW + 5_000, 1);
+        assert.equal(await runs.suspend(lease, NOW + 99_000, ["other"], NOW + 5), "suspended");
+        assert.equal((await runs.getRun(T, "r1"))!.wakeAt, NOW + 99_000);
+        assert.equal(await runs.nextWakeAt(NOW + 6), NOW + 99_000);
+        const c = await runs.requestCancel(T, "r1", NOW + 7);
+        assert.equal(c!.cancelRequested, true);
+        assert.equal(c!.wakeAt, NOW + 7);
+        assert.equal(await runs.requestCancel(T, "nope", NOW), undefined);
+        await runs.claimRuns("w1", NOW + 8, NOW + 5_000, 1);
+        assert.equal(await runs.suspend(lease, null, [], NOW + 9), "wakeNow");
+      },
+    );
+
+    t("heartbeat extends the leases an owner holds and reports cancellation", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.createRun(newRun("r2"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 2);
+      await runs.requestCancel(T, "r2", NOW + 1);
+      const held = await runs.heartbeat("w1", NOW + 2, NOW + 7_000);
+      assert.deepEqual(held.map((h) => [h.id, h.cancelRequested]).sort(), [
+        ["r1", false],
+        ["r2", true],
+      ]);
+      assert.equal((await runs.getRun(T, "r1"))!.leaseUntil, NOW + 7_000);
+      assert.deepEqual(await runs.claimRuns("w2", NOW + 6_000, NOW + 11_000, 2), []);
+    });
+
+    t("finish records output or error and closes the root instance", async ({ runs, store }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.createRun(newRun("r2"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 2);
+      const l1: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      const l2: Lease = { tenantId: T, runId: "r2", owner: "w1" };
+      assert.equal(await runs.finish(l1, "completed", { total: 3 }, null, NOW + 10), true);
+      const failure = { name: "Error", message: "x", stack: null, nonRetryable: false };
+      assert.equal(await runs.finish(l2, "failed", null, failure, NOW + 11), true);
+      const r1 = await runs.getRun(T, "r1");
+      assert.deepEqual(
+        [r1!.status, r1!.output, r1!.error, r1!.wakeAt],
+        ["completed", { total: 3 }, null, null],
+      );
+      const r2 = await runs.getRun(T, "r2");
+      assert.deepEqual([r2!.status, r2!.error], ["failed", failure]);
+      assert.equal(await runs.finish(l1, "completed", 1, null, NOW), false);
+      if (store && sql) {
+        const inst = await store.getInstance(T, r1!.rootInstanceId!);
+        assert.equal(inst!.status, "completed");
+        assert.equal(inst!.processState, "closed");
+      }
+    });
+
+    t("continueAsNew drops the old generation's history and keeps the lease", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      for (let i = 0; i < 3; i++) await runs.appendEvent(lease, ev(i));
+      assert.equal(await runs.continueAsNew(lease, { next: 1 }, 3, NOW + 1), true);
+      const r = await runs.getRun(T, "r1");
+      assert.deepEqual(
+        [r!.generation, r!.firstSeq, r!.input, r!.status],
+        [1, 3, { next: 1 }, "running"],
+      );
+      assert.deepEqual(await runs.loadHistory(T, "r1", 0), []);
+      assert.equal(await runs.appendEvent(lease, ev(3)), true);
+    });
+
+    t("release makes the run claimable at once", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+      await runs.release({ tenantId: T, runId: "r1", owner: "w1" }, NOW + 1);
+      assert.equal((await runs.claimRuns("w2", NOW + 1, NOW + 5_000, 1)).length, 1);
+    });
+
+    t("a run started leased goes to its owner, not to the claim", async ({ runs }) => {
+      const { run } = await runs.createRun(
+        newRun("r1", { leaseTo: { owner: "w1", until: NOW + 5_000 } }),
+      );
+      assert.deepEqual([run.status, run.leaseOwner], ["running", "w1"]);
+      assert.deepEqual(await runs.claimRuns("w2", NOW + 1, NOW + 5_000, 1), []);
+      assert.equal(await runs.appendEvent({ tenantId: T, runId: "r1", owner: "w1" }, ev(0)), true);
+    });
+
+    t("listRuns filters by status and workflow and pages by id", async ({ runs }) => {
+      for (let i = 0; i < 5; i++)
+        await runs.createRun(newRun(`r${i}`, { workflow: i < 3 ? "a" : "b" }));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 1, ["b"]);
+      const a = await runs.listRuns({ tenantId: T, workflow: "a", limit: 2 });
+      assert.deepEqual(
+        a.map((r) => r.id),
+        ["r0", "r1"],
+      );
+      const a2 = await runs.listRuns({ tenantId: T, workflow: "a", limit: 2, after: "r1" });
+      assert.deepEqual(
+        a2.map((r) => r.id),
+        ["r2"],
+      );
+      const running = await runs.listRuns({ tenantId: T, status: "running", limit: 10 });
+      assert.deepEqual(
+        running.map((r) => r.id),
+        ["r3"],
+      );
+      assert.deepEqual(await runs.listRuns({ tenantId: "x", limit: 10 }), []);
+    });
+
+    if (sql) {
+      t(
+        "concurrent claimers never get the same run (SKIP LOCKED / single writer)",
+        async ({ runs }) => {
+          for (let i = 0; i < 60; i++)
+            await runs.createRun(newRun(`r${String(i).padStart(2, "0")}`));
+          const got = new Map<string, string>();
+          const claimer = async (owner: string) => {
+            for (;;) {
+              const c = await runs.claimRuns(owner, NOW, NOW + 60_000, 7);
+              if (c.length === 0) return;
+              for (const r of c) {
+                assert.equal(got.has(r.id), false, `${r.id} claimed twice`);
+                got.set(r.id, owner);
+              }
+            }
+          };
+          await Promise.all(["a", "b", "c", "d"].map(claimer));
+          assert.equal(got.size, 60);
+        },
+      );
+    }
+  });
+}
+
+cases("memory", memoryFixture, () => Promise.resolve({}), false);
+for (const b of backends) cases(b.name, sqlFixture(b), () => backendTestOptions(b), true);
