@@ -128,7 +128,7 @@ async function seed(url: string) {
               CASE WHEN i % 10 < 5 THEN 'open' WHEN i % 10 = 5 THEN 'claimed' ELSE 'done' END,
               CASE WHEN i % 10 = 5 THEN 'u' || ((i * 104729) % ${USERS}) END,
               0
-       FROM generate_series(0, ${TASKS - 1}) i`,
+       FROM generate_series(0::bigint, ${TASKS - 1}) i`,
       [TENANT],
     );
     await c.query("ANALYZE");

@@ -124,6 +124,7 @@ export class SqlReads implements StoreReads {
    * so UNION ALL never returns a task twice.
    */
   async inbox(q: InboxQuery): Promise<Task[]> {
+    if (this.parts.lateralUnnest) return this.inboxLateral(q);
     const n = pageLimit(q.limit);
     const seen = new Set<string>();
     const branches: TaskBranch[] = [];
@@ -146,6 +147,33 @@ export class SqlReads implements StoreReads {
       );
     }
     const rows = await this.orderedUnion(branches, n);
+    return rows.map(taskFromRow);
+  }
+
+  /**
+   * PostgreSQL: the same per-assignee index ranges as the UNION ALL, but as a
+   * LATERAL subquery over an array of assignees, so the statement text and its
+   * planning cost do not grow with the number of groups. Measured on 1,000,000
+   * tasks with a user in 20 groups (`npm run bench -- tasks postgres`).
+   */
+  private async inboxLateral(q: InboxQuery): Promise<Task[]> {
+    const n = pageLimit(q.limit);
+    const unique = [...new Map(q.assignees.map((a) => [`${a.kind}:${a.id}`, a])).values()];
+    const after = q.after === undefined ? sql`` : sql`and id > ${q.after}`;
+    const claimed =
+      q.claimedBy === undefined
+        ? sql``
+        : sql`union all (select * from tasks where tenant_id = ${q.tenantId} and status = 'claimed'
+            and claimed_by = ${q.claimedBy} ${after} order by id limit ${n})`;
+    const { rows } = await sql<Selectable<TasksTable>>`
+      select * from (
+        (select t.* from unnest(${unique.map((a) => a.kind)}::text[], ${unique.map((a) => a.id)}::text[]) as a(kind, aid)
+          cross join lateral (
+            select * from tasks where tenant_id = ${q.tenantId} and status = 'open'
+              and assignee_kind = a.kind and assignee_id = a.aid ${after}
+            order by id limit ${n}) t)
+        ${claimed}
+      ) u order by id limit ${n}`.execute(this.db);
     return rows.map(taskFromRow);
   }
 

@@ -16,13 +16,18 @@ export async function startProcess(
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const now = deps.clock.now();
   return deps.store.transaction(async (tx) => {
-    const def = await tx.ensureDefinition({
-      id: newId(now),
-      tenantId: ctx.tenantId,
-      key: req.processKey,
-      name: req.name ?? req.processKey,
-      createdAt: now,
-    });
+    // Read first: the definition nearly always exists, and an insert-if-absent of
+    // one hot key makes concurrent starts queue on its unique-index entry
+    // (measured: 32 concurrent starts of one key serialised behind each other).
+    const def =
+      (await tx.getDefinition(ctx.tenantId, req.processKey)) ??
+      (await tx.ensureDefinition({
+        id: newId(now),
+        tenantId: ctx.tenantId,
+        key: req.processKey,
+        name: req.name ?? req.processKey,
+        createdAt: now,
+      }));
     const root = newRoot(ctx, def.id, def.key, req.vars ?? {}, now);
     await tx.insertInstance(root);
     return { definitionKey: def.key, instanceId: root.id };

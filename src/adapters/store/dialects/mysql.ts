@@ -39,6 +39,7 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     name: "mysql",
     kysely,
     rowLocks: true,
+    lateralUnnest: false,
     partialIndexes: false,
     insertIgnore: "on-duplicate-key-noop",
     jsonText: "mediumtext",

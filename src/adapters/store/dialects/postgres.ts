@@ -30,6 +30,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     name: "postgres",
     kysely: new PostgresDialect({ pool: createPool }),
     rowLocks: true,
+    lateralUnnest: true,
     partialIndexes: true,
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",

@@ -72,6 +72,7 @@ export function sqliteDialect(path: string, target: string): StoreDialect {
     name: "sqlite",
     kysely,
     rowLocks: false,
+    lateralUnnest: false,
     partialIndexes: true,
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",

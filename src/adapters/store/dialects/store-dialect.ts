@@ -17,6 +17,12 @@ export interface StoreDialect {
    * SQLite has no row locks: its write transactions are serialised instead.
    */
   readonly rowLocks: boolean;
+  /**
+   * `unnest(array) CROSS JOIN LATERAL (…)` exists (PostgreSQL). The inbox then
+   * plans one parameterised branch instead of one per group: with 21 UNION ALL
+   * branches PostgreSQL spent ~5 ms planning a query that runs in 0.8 ms.
+   */
+  readonly lateralUnnest: boolean;
   /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */
