@@ -21,7 +21,9 @@ export async function freePort(): Promise<number> {
  * The server under test runs in its own process, as in production, so the
  * load generator does not share its event loop.
  */
-export async function startServer(env: Record<string, string>): Promise<{ port: number; proc: ChildProcess; stop(): Promise<void> }> {
+export async function startServer(
+  env: Record<string, string>,
+): Promise<{ port: number; proc: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
     cwd: root,
@@ -37,7 +39,7 @@ export async function startServer(env: Record<string, string>): Promise<{ port: 
       const r = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (r.ok) break;
     } catch {
-    /* not listening yet */
+      /* not listening yet */
     }
     await sleep(100);
   }
