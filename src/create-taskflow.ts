@@ -8,12 +8,15 @@ import type { Logger } from "pino";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { createStore } from "./adapters/store/create-store.ts";
 import type { TaskflowConfig } from "./config/config.ts";
+import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
+import type { DurableRuns } from "./engine/durable/runs-api.ts";
+import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { Store } from "./engine/ports.ts";
 import { buildServer } from "./server/build-server.ts";
 
-export interface TaskflowOptions {
+export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
   logger?: Logger | undefined;
 }
@@ -23,6 +26,10 @@ export interface Taskflow {
   /** The use cases, for embedding the engine in-process. */
   readonly engine: HumanTaskApi;
   readonly store: Store;
+  /** Durable runs: start, read, signal, cancel (DESIGN §4 runs). */
+  readonly runs: DurableRuns;
+  /** The in-process worker executing runs (when workflows are registered). */
+  readonly worker: Worker | undefined;
   /** The Fastify app, ready for `inject` in tests; not listening until listen(). */
   readonly server: FastifyInstance;
   /** Listens on config.addr; resolves with the address, e.g. http://127.0.0.1:8081. */
@@ -38,18 +45,21 @@ export async function createTaskflow(
 ): Promise<Taskflow> {
   const store = createStore(config.databaseUrl);
   const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  const durable = createDurable(store, config.databaseUrl, options);
   let server: FastifyInstance | undefined;
   try {
     // The server first: it refuses a keyless production config before any I/O.
-    server = buildServer({ engine, config, logger: options.logger });
+    server = buildServer({ engine, config, logger: options.logger, runs: durable.runs });
     await store.migrate();
     await server.ready();
+    await durable.start();
   } catch (e) {
+    await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw e;
   }
-  return assemble(config, engine, store, server);
+  return assemble(config, engine, store, server, durable);
 }
 
 function assemble(
@@ -57,11 +67,13 @@ function assemble(
   engine: HumanTaskApi,
   store: Store,
   server: FastifyInstance,
+  durable: Durable,
 ): Taskflow {
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
       await server.close();
+      await durable.stop();
     } finally {
       await store.close();
     }
@@ -70,6 +82,8 @@ function assemble(
     config,
     engine,
     store,
+    runs: durable.runs,
+    worker: durable.worker,
     server,
     listen: () => server.listen({ host: config.addr.host, port: config.addr.port }),
     close: () => (closing ??= close()),

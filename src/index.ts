@@ -31,3 +31,31 @@ export type {
   PageRequest,
   StartResult,
 } from "./engine/human-task-api.ts";
+
+// Durable execution (DESIGN §7).
+export {
+  workflow,
+  CancelledFailure,
+  NonDeterminismError,
+  NonRetryableError,
+  StepFailedError,
+  StepTimeoutError,
+} from "./workflow.ts";
+export type {
+  RetryPolicy,
+  Saga,
+  StepFn,
+  StepInput,
+  StepOptions,
+  WorkflowContext,
+  WorkflowDefinition,
+  WorkflowFailure,
+  WorkflowFn,
+  WorkflowOptions,
+} from "./workflow.ts";
+export { createDurable, startWorker, type Durable, type DurableOptions } from "./create-durable.ts";
+export { WorkflowRegistry } from "./engine/durable/registry.ts";
+export { DurableRuns, type RunPage, type StartRunRequest } from "./engine/durable/runs-api.ts";
+export { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
+export type { Duration } from "./domain/duration.ts";
+export type { Run, RunEvent, RunStatus } from "./domain/run.ts";

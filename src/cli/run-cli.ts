@@ -6,19 +6,23 @@
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
+import { importWorkflowModule, startWorker } from "../create-durable.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 
-export const HELP = `Usage: taskflow <command> [--config <file>]
+export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>]
 
 Commands:
-  serve      run the HTTP server on ADDR (default :8081); migrations run first
+  serve      run the HTTP server on ADDR (default :8081); migrations run first;
+             with --workflows, also a worker that executes their runs
+  worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
   help       show this help
 
 Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
+  --workflows <m>  a .ts or .js module; every workflow(...) it exports is registered
   -h, --help       show this help
 
 Environment:
@@ -40,7 +44,11 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { config: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        config: { type: "string" },
+        workflows: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       allowPositionals: true,
     });
   } catch (e) {
@@ -54,8 +62,13 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   if (command === undefined) return usage(io, "missing command");
   if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
   const configFile = parsed.values.config;
+  const workflows = parsed.values.workflows;
   try {
-    if (command === "serve") return await serve(env, configFile, io);
+    if (command === "serve") return await serve(env, configFile, io, workflows);
+    if (command === "worker") {
+      if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
+      return await worker(env, configFile, io, workflows);
+    }
     if (command === "migrate") return await migrate(env, configFile, io);
   } catch (e) {
     return fail(io, e);
@@ -63,8 +76,15 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   return usage(io, `unknown command '${command}'`);
 }
 
-async function serve(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
-  const taskflow = await createTaskflow(loadConfig({ env, configFile }));
+async function serve(
+  env: Env,
+  configFile: string | undefined,
+  io: CliIo,
+  workflows: string | undefined,
+): Promise<number> {
+  const config = loadConfig({ env, configFile });
+  const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
+  const taskflow = await createTaskflow(config, { workflows: mod });
   let address: string;
   try {
     address = await taskflow.listen();
@@ -78,6 +98,25 @@ async function serve(env: Env, configFile: string | undefined, io: CliIo): Promi
     error: (o, m) => log.error(o, m),
   });
   io.out(`taskflow: listening on ${address}\n`);
+  return 0;
+}
+
+async function worker(
+  env: Env,
+  configFile: string | undefined,
+  io: CliIo,
+  workflows: string,
+): Promise<number> {
+  // A worker serves no HTTP, so it does not need API keys even in production.
+  const config = loadConfig({ env, configFile, requireApiKeys: false });
+  const mod = await importWorkflowModule(workflows);
+  const w = await startWorker(config.databaseUrl, mod);
+  closeOnSignals(() => w.close(), {
+    info: (m) => io.err(`taskflow: ${m}\n`),
+    error: (_o, m) => io.err(`taskflow: ${m}\n`),
+  });
+  const names = w.durable.registry.names().join(", ");
+  io.out(`taskflow: worker ${w.durable.worker!.owner} running workflows ${names}\n`);
   return 0;
 }
 

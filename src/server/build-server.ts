@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { TaskflowConfig } from "../config/config.ts";
 import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
+import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { requireApiKey } from "./auth.ts";
@@ -20,6 +21,7 @@ import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logg
 import { registerOpenApi } from "./openapi.ts";
 import { processRoutes } from "./process-routes.ts";
 import type { RouteOptions } from "./route-options.ts";
+import { runRoutes } from "./run-routes.ts";
 import { taskRoutes } from "./task-routes.ts";
 
 export interface BuildServerOptions {
@@ -27,11 +29,13 @@ export interface BuildServerOptions {
   config: TaskflowConfig;
   /** Defaults to a pino logger at config.logLevel; the API key is redacted either way. */
   logger?: Logger | undefined;
+  /** The durable runs' use cases; without them the /v1/runs routes are absent. */
+  runs?: DurableRuns | undefined;
 }
 
 const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
 
-export function buildServer({ engine, config, logger }: BuildServerOptions): FastifyInstance {
+export function buildServer({ engine, config, logger, runs }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
   // Typed as Fastify's logger interface so the app is a plain FastifyInstance.
@@ -58,6 +62,7 @@ export function buildServer({ engine, config, logger }: BuildServerOptions): Fas
   void app.register(async (api) => {
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
+    if (runs) await api.register(runRoutes, { runs });
   });
   return app;
 }

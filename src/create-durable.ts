@@ -1,0 +1,108 @@
+/**
+ * Composition of the durable runtime: the run store next to the human-task
+ * store, a registry of workflows, the runs use cases and (optionally) an
+ * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
+ */
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { createStore } from "./adapters/store/create-store.ts";
+import { runStoreOf, wakeupsFor } from "./adapters/store/run-store/create-run-store.ts";
+import { WorkflowRegistry } from "./engine/durable/registry.ts";
+import type { RunStore } from "./engine/durable/run-store-port.ts";
+import { DurableRuns } from "./engine/durable/runs-api.ts";
+import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
+import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
+import type { Store } from "./engine/ports.ts";
+
+export interface DurableOptions {
+  /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
+  workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
+  /**
+   * Run a worker in this process (default: when any workflow is registered).
+   * Options: lease, heartbeat, cap of concurrent runs (maxConcurrent), poll period.
+   */
+  worker?: boolean | WorkerOptions;
+}
+
+export interface Durable {
+  readonly registry: WorkflowRegistry;
+  readonly runStore: RunStore;
+  readonly runs: DurableRuns;
+  readonly worker: Worker | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
+  if (w instanceof WorkflowRegistry) return w;
+  const registry = new WorkflowRegistry();
+  if (w === undefined) return registry;
+  if (Symbol.iterator in w) {
+    for (const d of w) registry.register(d);
+  } else registry.registerModule(w);
+  return registry;
+}
+
+export function createDurable(store: Store, databaseUrl: string, options: DurableOptions): Durable {
+  const registry = toRegistry(options.workflows);
+  const runStore = runStoreOf(store);
+  const wantWorker = options.worker ?? registry.names().length > 0;
+  const worker =
+    wantWorker === false
+      ? undefined
+      : new Worker(
+          runStore,
+          registry,
+          wantWorker === true ? {} : wantWorker,
+          wakeupsFor(store, databaseUrl),
+        );
+  const runs = new DurableRuns(runStore, registry, worker);
+  return {
+    registry,
+    runStore,
+    runs,
+    worker,
+    start: async () => {
+      await worker?.start();
+    },
+    stop: async () => {
+      await worker?.stop();
+    },
+  };
+}
+
+/** Imports a module (.ts or .js, path relative to cwd) and returns its exports. */
+export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
+  const mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  const registry = new WorkflowRegistry();
+  if (registry.registerModule(mod) === 0) {
+    throw new Error(`--workflows ${path}: the module exports no workflow (use workflow(name, fn))`);
+  }
+  return mod;
+}
+
+/** `taskflow worker`: migrations, then a worker without HTTP. Resolves once it runs. */
+export async function startWorker(
+  databaseUrl: string,
+  workflows: Record<string, unknown>,
+  worker: WorkerOptions = {},
+): Promise<{ durable: Durable; close(): Promise<void> }> {
+  const store = createStore(databaseUrl);
+  try {
+    await store.migrate();
+    const durable = createDurable(store, databaseUrl, { workflows, worker });
+    await durable.start();
+    let closing: Promise<void> | undefined;
+    const close = async () => {
+      try {
+        await durable.stop();
+      } finally {
+        await store.close();
+      }
+    };
+    return { durable, close: () => (closing ??= close()) };
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+}

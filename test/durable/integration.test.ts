@@ -1,0 +1,274 @@
+/**
+ * The durable runtime end to end on every backend: HTTP routes with the
+ * in-process worker (createTaskflow), a durable timer firing after the only
+ * worker was down, an early signal, and a takeover after a worker stops
+ * heartbeating (a dead worker).
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
+   response bodies are untyped JSON; the assertions check their shape. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { loadConfig } from "../../src/config/load-config.ts";
+import { createStore } from "../../src/adapters/store/create-store.ts";
+import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { createTaskflow } from "../../src/create-taskflow.ts";
+import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
+import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
+import { Worker } from "../../src/engine/durable/worker.ts";
+import { workflow } from "../../src/workflow.ts";
+import {
+  backendTestOptions,
+  backends,
+  createTestDatabase,
+  type Backend,
+} from "../support/backends.ts";
+
+const KEY = "k";
+const T = "default";
+
+async function waitFor<T>(get: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await get();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const greet = workflow("greet", async (ctx, input: { name: string }) => {
+  await ctx.sleep(300);
+  const greeting = await ctx.waitForSignal<{ text: string }>("greeting", { timeout: "1h" });
+  return `${greeting?.text} ${input.name}`;
+});
+
+const nap = workflow("nap", async (ctx) => {
+  const t0 = ctx.now();
+  await ctx.sleep(1_500);
+  return ctx.now() - t0;
+});
+
+function suite(b: Backend) {
+  describe(`durable runtime on ${b.name}`, async () => {
+    const options = await backendTestOptions(b);
+
+    it(
+      "runs REST: start (idempotent), early signal, get, history, list, cancel, process list",
+      options,
+      async () => {
+        const db = await createTestDatabase(b);
+        const config = loadConfig({
+          env: {},
+          overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent" },
+        });
+        const tf = await createTaskflow(config, {
+          workflows: [greet],
+          worker: { pollMs: 50, heartbeatMs: 300 },
+        });
+        const call = async (method: "GET" | "POST", url: string, body?: unknown) => {
+          const r = await tf.server.inject({
+            method,
+            url,
+            headers: { "x-api-key": KEY, "x-actor-id": "alice" },
+            ...(body !== undefined ? { payload: body as object } : {}),
+          });
+          return { status: r.statusCode, body: r.json() };
+        };
+        try {
+          const s1 = await call("POST", "/v1/workflows/greet/runs", {
+            id: "g-1",
+            input: { name: "Ann" },
+          });
+          assert.equal(s1.status, 201);
+          assert.equal(s1.body.runId, "g-1");
+          // The signal arrives while the run still sleeps: it must not be lost.
+          const sig = await call("POST", "/v1/runs/g-1/signals/greeting", { text: "hello" });
+          assert.equal(sig.status, 202);
+          const again = await call("POST", "/v1/workflows/greet/runs", {
+            id: "g-1",
+            input: { name: "X" },
+          });
+          assert.equal(again.status, 200);
+          assert.equal((await call("POST", "/v1/workflows/nope/runs", {})).body.code, "NotFound");
+          const done = await waitFor(
+            () => call("GET", "/v1/runs/g-1"),
+            (r) => r.body.status === "completed",
+          );
+          assert.equal(done.body.output, "hello Ann");
+          assert.deepEqual(done.body.input, { name: "Ann" });
+          assert.equal(done.body.error, null);
+          assert.match(done.body.createdAt, /^\d{4}-\d\d-\d\dT/);
+          const hist = await call("GET", "/v1/runs/g-1/history");
+          assert.deepEqual(
+            hist.body.items.map((e: any) => [e.seq, e.type, e.name]),
+            [
+              [0, "timer", "sleep"],
+              [1, "signal", "greeting"],
+            ],
+          );
+          assert.match(hist.body.items[0].at, /Z$/);
+
+          const s2 = await call("POST", "/v1/workflows/greet/runs", { input: { name: "Bob" } });
+          assert.equal(s2.status, 201);
+          const id2 = s2.body.runId as string;
+          await waitFor(
+            () => call("GET", `/v1/runs/${id2}`),
+            (r) => r.body.status === "waiting",
+          );
+          const c = await call("POST", `/v1/runs/${id2}/cancel`);
+          assert.equal(c.status, 202);
+          const cancelled = await waitFor(
+            () => call("GET", `/v1/runs/${id2}`),
+            (r) => r.body.status === "cancelled",
+          );
+          assert.equal(cancelled.body.error.name, "CancelledFailure");
+
+          const list = await call("GET", "/v1/runs?workflow=greet&limit=1");
+          assert.equal(list.body.items.length, 1);
+          assert.equal(typeof list.body.nextCursor, "string");
+          const next = await call(
+            "GET",
+            `/v1/runs?workflow=greet&limit=1&cursor=${list.body.nextCursor}`,
+          );
+          assert.equal(next.body.items.length, 1);
+          assert.equal(next.body.nextCursor, null);
+          const completed = await call("GET", "/v1/runs?status=completed");
+          assert.deepEqual(
+            completed.body.items.map((r: any) => r.runId),
+            ["g-1"],
+          );
+          assert.equal((await call("GET", "/v1/runs/nope")).status, 404);
+          assert.equal((await call("POST", "/v1/runs/g-1/signals/x", {})).status, 409);
+          // Each run owns a root instance in the starter's process list.
+          const procs = await call("GET", "/v1/processes?state=closed");
+          assert.equal(procs.body.items.length, 2);
+          assert.equal(procs.body.items[0].definitionKey, "greet");
+        } finally {
+          await tf.close();
+          await db.drop();
+        }
+      },
+    );
+
+    it(
+      "a durable sleep fires when a worker returns after the only one was down",
+      options,
+      async () => {
+        const db = await createTestDatabase(b);
+        const store = createStore(db.url) as SqlStore;
+        await store.migrate();
+        const runStore = store.runStore();
+        const registry = new WorkflowRegistry([nap]);
+        try {
+          const w1 = new Worker(runStore, registry, { pollMs: 50 });
+          await w1.start();
+          const api = new DurableRuns(runStore, registry, w1);
+          await api.start(T, "nap", { id: "n1", startedBy: "u" });
+          await waitFor(
+            () => api.get(T, "n1"),
+            (r) => r.status === "waiting",
+          );
+          await w1.stop();
+          await new Promise((r) => setTimeout(r, 2_000));
+          assert.equal((await api.get(T, "n1")).status, "waiting");
+          const w2 = new Worker(runStore, registry, { pollMs: 50 });
+          const t0 = Date.now();
+          await w2.start();
+          const r = await waitFor(
+            () => api.get(T, "n1"),
+            (x) => x.status === "completed",
+          );
+          await w2.stop();
+          assert.ok((r.output as number) >= 1_500);
+          assert.ok(Date.now() - t0 < 1_000, "fired promptly once a worker was back");
+        } finally {
+          await store.close();
+          await db.drop();
+        }
+      },
+    );
+
+    it(
+      "a dead worker's run is taken over after its lease; its late write is fenced",
+      options,
+      async () => {
+        const db = await createTestDatabase(b);
+        const store = createStore(db.url) as SqlStore;
+        await store.migrate();
+        const runStore = store.runStore();
+        const counts = new Map<string, number>();
+        let release: () => void = () => undefined;
+        const hang = new Promise<void>((r) => (release = r));
+        let firstOwner = true;
+        const wf = workflow("takeover", async (ctx) => {
+          for (const s of ["a", "b", "c"]) {
+            await ctx.step(s, async ({ idempotencyKey }) => {
+              counts.set(idempotencyKey, (counts.get(idempotencyKey) ?? 0) + 1);
+              if (s === "b" && firstOwner) {
+                firstOwner = false;
+                await hang; // the first worker "dies" here
+              }
+              return s;
+            });
+          }
+          return "done";
+        });
+        const registry = new WorkflowRegistry([wf]);
+        const outcomes: string[] = [];
+        // The dying worker: never heartbeats, so its 600 ms lease runs out.
+        const dead = new Worker(runStore, registry, {
+          owner: "dead",
+          maxConcurrent: 1, // busy with the hung run: it claims nothing else
+          leaseMs: 600,
+          heartbeatMs: 3_600_000,
+          pollMs: 50,
+          onOutcome: (_r, o) => outcomes.push(`dead:${String(o)}`),
+        });
+        const live = new Worker(runStore, registry, {
+          owner: "live",
+          leaseMs: 600,
+          heartbeatMs: 200,
+          pollMs: 50,
+          onOutcome: (_r, o) => outcomes.push(`live:${String(o)}`),
+        });
+        try {
+          await dead.start();
+          const api = new DurableRuns(runStore, registry, dead);
+          await api.start(T, "takeover", { id: "t1", startedBy: "u" });
+          await waitFor(
+            () => Promise.resolve(firstOwner),
+            (f) => !f,
+          );
+          await live.start();
+          const r = await waitFor(
+            () => api.get(T, "t1"),
+            (x) => x.status === "completed",
+          );
+          assert.equal(r.output, "done");
+          release();
+          await dead.stop(2_000);
+          await live.stop();
+          assert.deepEqual(outcomes.sort(), ["dead:lost", "live:completed"]);
+          // Step a was recorded before the takeover: it never ran again. Step b was in flight: at least once.
+          assert.deepEqual([...counts.entries()].sort(), [
+            ["t1:0", 1],
+            ["t1:1", 2],
+            ["t1:2", 1],
+          ]);
+          const hist = await api.history(T, "t1");
+          assert.deepEqual(
+            hist.map((e) => e.name),
+            ["a", "b", "c"],
+          );
+        } finally {
+          await dead.stop(0);
+          await live.stop(0);
+          await store.close();
+          await db.drop();
+        }
+      },
+    );
+  });
+}
+
+for (const b of backends) suite(b);
