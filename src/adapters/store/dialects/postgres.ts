@@ -5,6 +5,7 @@
  */
 import pg from "pg";
 import { PostgresDialect } from "kysely";
+import { withPreparedStatements } from "./postgres-prepared.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
 /**
@@ -24,7 +25,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     // unhandled, that would crash the process. The pool already discards the
     // client and the next query opens a new one, so there is nothing to do.
     pool.on("error", () => undefined);
-    return Promise.resolve(pool);
+    return Promise.resolve(withPreparedStatements(pool));
   };
   return {
     name: "postgres",
