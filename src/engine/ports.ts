@@ -61,6 +61,15 @@ export interface StoreTx extends StoreReads {
   insertTasks(tasks: Task[]): Promise<void>;
   /** Reads and row-locks an instance until the transaction ends. */
   lockInstance(tenantId: string, id: string): Promise<Instance | undefined>;
+  /**
+   * Row-locks the root of a task's or an instance's tree and returns it, in one
+   * round trip; only the root row is locked. Undefined when the task or
+   * instance does not exist.
+   */
+  lockRootOf(
+    tenantId: string,
+    of: { taskId: string } | { instanceId: string },
+  ): Promise<Instance | undefined>;
   /** Reads and row-locks a task until the transaction ends. */
   lockTask(tenantId: string, id: string): Promise<Task | undefined>;
   /**

@@ -410,6 +410,21 @@ function registerStoreCases(backend: Backend) {
         });
       }));
 
+    void it("lockRootOf finds the root of a task, a referral or a root, within the tenant only", () =>
+      withStore(async (store) => {
+        const { root, referral } = await seedTree(store, A);
+        const task = taskOf(referral, { kind: "user", id: "u1" });
+        await insertTasks(store, [task]);
+        await store.transaction(async (tx) => {
+          assert.deepEqual(await tx.lockRootOf(A, { taskId: task.id }), root);
+          assert.deepEqual(await tx.lockRootOf(A, { instanceId: referral.id }), root);
+          assert.deepEqual(await tx.lockRootOf(A, { instanceId: root.id }), root);
+          assert.equal(await tx.lockRootOf(A, { taskId: newId() }), undefined);
+          assert.equal(await tx.lockRootOf(B, { taskId: task.id }), undefined);
+          assert.equal(await tx.lockRootOf(B, { instanceId: referral.id }), undefined);
+        });
+      }));
+
     void it("completeInstance sets completed once and closes a root's process state", () =>
       withStore(async (store) => {
         const { root, referral } = await seedTree(store, A);

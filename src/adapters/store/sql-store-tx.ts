@@ -77,6 +77,37 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
     return row && instanceFromRow(row);
   }
 
+  /**
+   * One round trip instead of two (read the child, then lock its root): the
+   * subquery only reads, so only the root row is locked — never the child,
+   * which would break the root-first lock order.
+   */
+  async lockRootOf(
+    tenantId: string,
+    of: { taskId: string } | { instanceId: string },
+  ): Promise<Instance | undefined> {
+    const row = await this.trx
+      .selectFrom("instances")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", (eb) =>
+        "taskId" in of
+          ? eb
+              .selectFrom("tasks")
+              .select("root_instance_id")
+              .where("tenant_id", "=", tenantId)
+              .where("id", "=", of.taskId)
+          : eb
+              .selectFrom("instances as child")
+              .select("child.root_instance_id")
+              .where("child.tenant_id", "=", tenantId)
+              .where("child.id", "=", of.instanceId),
+      )
+      .$if(this.parts.rowLocks, (q) => q.forUpdate())
+      .executeTakeFirst();
+    return row && instanceFromRow(row);
+  }
+
   async lockTask(tenantId: string, id: string): Promise<Task | undefined> {
     const row = await this.trx
       .selectFrom("tasks")

@@ -85,9 +85,7 @@ async function finishTask(
   vars: Vars | undefined,
   now: number,
 ): Promise<Task> {
-  const seen = await tx.getTask(ctx.tenantId, taskId);
-  if (!seen) throw notFound("task", taskId);
-  await tx.lockInstance(ctx.tenantId, seen.rootInstanceId);
+  if (!(await tx.lockRootOf(ctx.tenantId, { taskId }))) throw notFound("task", taskId);
   const task = await tx.lockTask(ctx.tenantId, taskId);
   if (!task) throw notFound("task", taskId);
   assertCanComplete(task, ctx.actorId);

@@ -75,10 +75,8 @@ export async function performAssignment(
  * in the same tree (lock order everywhere: root, then task).
  */
 async function lockOpenRoot(tx: StoreTx, tenantId: string, instanceId: string): Promise<Instance> {
-  const parent = await tx.getInstance(tenantId, instanceId);
-  if (!parent) throw notFound("instance", instanceId);
-  const root = await tx.lockInstance(tenantId, parent.rootInstanceId);
-  if (!root) throw notFound("instance", parent.rootInstanceId);
+  const root = await tx.lockRootOf(tenantId, { instanceId });
+  if (!root) throw notFound("instance", instanceId);
   if (root.status === "completed") throw conflict(`process '${root.id}' is already completed`);
   return root;
 }
@@ -91,6 +89,8 @@ async function assertNextDefinitions(
 ): Promise<void> {
   for (let n = next; n; n = n.onAllCompleted) {
     const key = n.definitionKey ?? inherited;
-    if (!(await tx.getDefinition(tenantId, key))) throw notFound("definition", key);
+    // `inherited` was just read by the caller; definitions are never deleted.
+    if (key !== inherited && !(await tx.getDefinition(tenantId, key)))
+      throw notFound("definition", key);
   }
 }
