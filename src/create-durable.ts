@@ -5,13 +5,17 @@
  */
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
+import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { createStore } from "./adapters/store/create-store.ts";
 import { runStoreOf, wakeupsFor } from "./adapters/store/run-store/create-run-store.ts";
+import type { TaskflowConfig } from "./config/config.ts";
+import { humanTaskBridge, type HumanTaskBridge } from "./engine/durable/human-task-bridge.ts";
 import { WorkflowRegistry } from "./engine/durable/registry.ts";
 import type { RunStore } from "./engine/durable/run-store-port.ts";
 import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
+import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { Store } from "./engine/ports.ts";
 
 export interface DurableOptions {
@@ -22,6 +26,11 @@ export interface DurableOptions {
    * Options: lease, heartbeat, cap of concurrent runs (maxConcurrent), poll period.
    */
   worker?: boolean | WorkerOptions;
+}
+
+interface DurableWiring extends DurableOptions {
+  /** The inbox, for ctx.humanTask. */
+  humanTasks?: HumanTaskBridge | undefined;
 }
 
 export interface Durable {
@@ -43,17 +52,22 @@ export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
   return registry;
 }
 
-export function createDurable(store: Store, databaseUrl: string, options: DurableOptions): Durable {
+export function createDurable(store: Store, databaseUrl: string, options: DurableWiring): Durable {
   const registry = toRegistry(options.workflows);
   const runStore = runStoreOf(store);
   const wantWorker = options.worker ?? registry.names().length > 0;
+  const workerOptions: WorkerOptions =
+    wantWorker === true || wantWorker === false ? {} : wantWorker;
   const worker =
     wantWorker === false
       ? undefined
       : new Worker(
           runStore,
           registry,
-          wantWorker === true ? {} : wantWorker,
+          {
+            ...workerOptions,
+            contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
+          },
           wakeupsFor(store, databaseUrl),
         );
   const runs = new DurableRuns(runStore, registry, worker);
@@ -83,14 +97,16 @@ export async function importWorkflowModule(path: string): Promise<Record<string,
 
 /** `taskflow worker`: migrations, then a worker without HTTP. Resolves once it runs. */
 export async function startWorker(
-  databaseUrl: string,
+  config: TaskflowConfig,
   workflows: Record<string, unknown>,
   worker: WorkerOptions = {},
 ): Promise<{ durable: Durable; close(): Promise<void> }> {
-  const store = createStore(databaseUrl);
+  const store = createStore(config.databaseUrl);
   try {
     await store.migrate();
-    const durable = createDurable(store, databaseUrl, { workflows, worker });
+    const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
+    const humanTasks = humanTaskBridge(store, engine);
+    const durable = createDurable(store, config.databaseUrl, { workflows, worker, humanTasks });
     await durable.start();
     let closing: Promise<void> | undefined;
     const close = async () => {

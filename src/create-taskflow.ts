@@ -9,6 +9,7 @@ import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { createStore } from "./adapters/store/create-store.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
+import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -44,8 +45,15 @@ export async function createTaskflow(
   options: TaskflowOptions = {},
 ): Promise<Taskflow> {
   const store = createStore(config.databaseUrl);
-  const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
-  const durable = createDurable(store, config.databaseUrl, options);
+  const inbox = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  const durable = createDurable(store, config.databaseUrl, {
+    ...options,
+    humanTasks: humanTaskBridge(store, inbox),
+  });
+  // Finishing a task of a run's ctx.humanTask wakes the run.
+  const engine = wakeRunsOnCompletion(inbox, store, durable.runStore, () =>
+    durable.worker?.notify(),
+  );
   let server: FastifyInstance | undefined;
   try {
     // The server first: it refuses a keyless production config before any I/O.

@@ -40,13 +40,18 @@ export {
   NonRetryableError,
   StepFailedError,
   StepTimeoutError,
+  ChildFailedError,
 } from "./workflow.ts";
 export type {
+  HumanTaskOptions,
+  HumanTaskResult,
   RetryPolicy,
   Saga,
   StepFn,
   StepInput,
   StepOptions,
+  TaskCompletion,
+  TaskPolicy,
   WorkflowContext,
   WorkflowDefinition,
   WorkflowFailure,

@@ -33,11 +33,15 @@ export function workflow<I = unknown, O = unknown>(
 }
 
 export type {
+  HumanTaskOptions,
+  HumanTaskResult,
   RetryPolicy,
   Saga,
   StepFn,
   StepInput,
   StepOptions,
+  TaskCompletion,
+  TaskPolicy,
   WorkflowContext,
   WorkflowDefinition,
   WorkflowFn,
@@ -49,5 +53,6 @@ export {
   NonRetryableError,
   StepFailedError,
   StepTimeoutError,
+  ChildFailedError,
   type WorkflowFailure,
 } from "./domain/workflow-failure.ts";

@@ -110,7 +110,7 @@ async function worker(
   // A worker serves no HTTP, so it does not need API keys even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
-  const w = await startWorker(config.databaseUrl, mod);
+  const w = await startWorker(config, mod);
   closeOnSignals(() => w.close(), {
     info: (m) => io.err(`taskflow: ${m}\n`),
     error: (_o, m) => io.err(`taskflow: ${m}\n`),

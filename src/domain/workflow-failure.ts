@@ -32,6 +32,11 @@ export class StepFailedError extends Error {
   }
 }
 
+/** Rethrown by ctx.child when the child run failed or was cancelled. */
+export class ChildFailedError extends StepFailedError {
+  override name = "ChildFailedError";
+}
+
 /** Thrown by the next ctx call of a run whose cancellation was requested. */
 export class CancelledFailure extends Error {
   override name = "CancelledFailure";

@@ -42,6 +42,41 @@ const greet = workflow("greet", async (ctx, input: { name: string }) => {
   return `${greeting?.text} ${input.name}`;
 });
 
+const approval = workflow("approval", async (ctx, input: { amount: number }) => {
+  const decision = await ctx.humanTask("approve", {
+    assignee: { kind: "users", ids: ["bob", "carol", "dave"] },
+    policy: { atLeast: 2 },
+    vars: { amount: input.amount },
+  });
+  const shipped = await ctx.child(shipping, { amount: input.amount });
+  let failed = "";
+  try {
+    await ctx.child(broken);
+  } catch (e) {
+    failed = (e as Error).name;
+  }
+  return {
+    by: decision.completions.map((c) => c.completedBy),
+    action: decision.action,
+    shipped,
+    failed,
+  };
+});
+
+const shipping = workflow("shipping", async (ctx, input: { amount: number }) =>
+  ctx.step("ship", () => `shipped ${input.amount}`),
+);
+
+const broken = workflow("broken", async (ctx) => {
+  await ctx.step(
+    "fail",
+    () => {
+      throw new Error("nope");
+    },
+    { retry: { maxAttempts: 1 } },
+  );
+});
+
 const nap = workflow("nap", async (ctx) => {
   const t0 = ctx.now();
   await ctx.sleep(1_500);
@@ -143,6 +178,87 @@ function suite(b: Backend) {
           const procs = await call("GET", "/v1/processes?state=closed");
           assert.equal(procs.body.items.length, 2);
           assert.equal(procs.body.items[0].definitionKey, "greet");
+        } finally {
+          await tf.close();
+          await db.drop();
+        }
+      },
+    );
+
+    it(
+      "ctx.humanTask: inbox tasks under the run's root, 2-of-3 policy over REST resumes the run; ctx.child",
+      options,
+      async () => {
+        const db = await createTestDatabase(b);
+        const config = loadConfig({
+          env: {},
+          overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent" },
+        });
+        const tf = await createTaskflow(config, {
+          workflows: [approval, shipping, broken],
+          worker: { pollMs: 50, heartbeatMs: 300 },
+        });
+        const call = async (actor: string, method: "GET" | "POST", url: string, body?: unknown) => {
+          const r = await tf.server.inject({
+            method,
+            url,
+            headers: { "x-api-key": KEY, "x-actor-id": actor },
+            ...(body !== undefined ? { payload: body as object } : {}),
+          });
+          return { status: r.statusCode, body: r.json() };
+        };
+        try {
+          const s = await call("alice", "POST", "/v1/workflows/approval/runs", {
+            id: "a-1",
+            input: { amount: 5 },
+          });
+          assert.equal(s.status, 201);
+          const inbox = async (u: string) =>
+            (await call(u, "GET", `/v1/tasks?user=${u}`)).body.items as any[];
+          const [bobTask] = await waitFor(
+            () => inbox("bob"),
+            (i) => i.length === 1,
+          );
+          const run = (
+            await waitFor(
+              () => call("alice", "GET", "/v1/runs/a-1"),
+              (r) => r.body.status === "waiting",
+            )
+          ).body;
+          assert.equal(bobTask.rootInstanceId, run.rootInstanceId);
+          const done1 = await call("bob", "POST", `/v1/tasks/${bobTask.id}/complete`, {
+            vars: { action: "approve" },
+          });
+          assert.equal(done1.status, 200);
+          // One of two needed approvals: the run wakes, re-checks and waits again.
+          await waitFor(
+            () => call("alice", "GET", "/v1/runs/a-1"),
+            (r) => r.body.status === "waiting",
+          );
+          const [carolTask] = await inbox("carol");
+          const t0 = Date.now();
+          await call("carol", "POST", `/v1/tasks/${carolTask.id}/complete`, {
+            vars: { action: "approve" },
+          });
+          const final = await waitFor(
+            () => call("alice", "GET", "/v1/runs/a-1"),
+            (r) => r.body.status === "completed",
+          );
+          const resumeMs = Date.now() - t0;
+          assert.deepEqual(final.body.output, {
+            by: ["bob", "carol"],
+            action: "approve",
+            shipped: "shipped 5",
+            failed: "ChildFailedError",
+          });
+          // The policy was met: dave's task was cancelled, so it left his inbox.
+          assert.deepEqual(await inbox("dave"), []);
+          const child = (await call("alice", "GET", "/v1/runs?workflow=shipping")).body.items;
+          assert.equal(child.length, 1);
+          assert.equal(child[0].parentRunId, "a-1");
+          console.log(
+            `# ${b.name}: run resumed ${resumeMs} ms after the deciding task completion (incl. 2 child runs)`,
+          );
         } finally {
           await tf.close();
           await db.drop();

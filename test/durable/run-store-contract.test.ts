@@ -236,6 +236,25 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       },
     );
 
+    t(
+      "dropSignals marks hints seen without history; they no longer wake a suspend",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+        const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        await runs.sendSignal(
+          T,
+          "r1",
+          { id: "0190a000-0000-7000-8000-000000000001", name: "__task:x", payload: null },
+          NOW,
+        );
+        await runs.dropSignals(lease, ["__task:x"]);
+        assert.equal(await runs.peekSignal(T, "r1", "__task:x"), undefined);
+        assert.equal(await runs.suspend(lease, null, ["__task:x"], NOW), "suspended");
+        assert.deepEqual(await runs.loadHistory(T, "r1", 0), []);
+      },
+    );
+
     t("heartbeat extends the leases an owner holds and reports cancellation", async ({ runs }) => {
       await runs.createRun(newRun("r1"));
       await runs.createRun(newRun("r2"));

@@ -16,11 +16,13 @@
  * with a Suspend: the executor parks it (status waiting, wake_at) and a worker
  * replays it when it is woken.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { toMs, type Duration } from "../../domain/duration.ts";
-import type { Run, RunEvent, RunEventType } from "../../domain/run.ts";
+import { isTerminal, type Run, type RunEvent, type RunEventType } from "../../domain/run.ts";
+import type { Task } from "../../domain/task.ts";
 import {
   CancelledFailure,
+  ChildFailedError,
   NonDeterminismError,
   NonRetryableError,
   StepFailedError,
@@ -28,13 +30,18 @@ import {
   toFailure,
   type WorkflowFailure,
 } from "../../domain/workflow-failure.ts";
+import { RUN_TAG, taskSignal, type HumanTaskBridge } from "./human-task-bridge.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import type {
+  HumanTaskOptions,
+  HumanTaskResult,
   RetryPolicy,
   Saga,
   StepFn,
   StepOptions,
+  TaskPolicy,
   WorkflowContext,
+  WorkflowDefinition,
   WorkflowOptions,
 } from "./types.ts";
 
@@ -69,14 +76,32 @@ export interface ContextOptions {
   inMemoryWaitMs: number;
   /** Retry delays shorter than this are slept in memory; longer ones are durable. */
   inMemoryBackoffMs: number;
+  /**
+   * A run waiting on human tasks or a child also re-checks them this often, in
+   * case the wake-up that follows their completion was lost (a crash right after it).
+   */
+  recheckMs: number;
   now: () => number;
+  /** The inbox, for ctx.humanTask. */
+  humanTasks?: HumanTaskBridge | undefined;
 }
 
 export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
   inMemoryWaitMs: 1_000,
   inMemoryBackoffMs: 5_000,
+  recheckMs: 30_000,
   now: Date.now,
 };
+
+/** The signal a finishing child run sends its parent. */
+export const childSignal = (childRunId: string) => `__child:${childRunId}`;
+
+/** Deterministic and at most 128 characters: the same child on every replay. */
+export function childRunId(parentId: string, seq: number): string {
+  const id = `${parentId}:${seq}`;
+  if (id.length <= 128) return id;
+  return `${createHash("sha256").update(parentId).digest("hex").slice(0, 64)}:${seq}`;
+}
 
 interface Compensation {
   name: string | null;
@@ -251,6 +276,15 @@ export class RunContext implements WorkflowContext {
       }
     }
     return failures;
+  }
+
+  humanTask(name: string, options: HumanTaskOptions): Promise<HumanTaskResult> {
+    return this.track(() => this.doHumanTask(this.callSeq(), name, options));
+  }
+
+  child<I, O>(workflow: WorkflowDefinition<I, O> | string, input?: I): Promise<O> {
+    const name = typeof workflow === "string" ? workflow : workflow.name;
+    return this.track(() => this.doChild(this.callSeq(), name, input) as Promise<O>);
   }
 
   // ---- positions and history -------------------------------------------------
@@ -485,6 +519,103 @@ export class RunContext implements WorkflowContext {
     return { found: true, payload: sig.payload };
   }
 
+  // ---- human tasks ------------------------------------------------------------------
+
+  private async doHumanTask(
+    seq: number,
+    name: string,
+    o: HumanTaskOptions,
+  ): Promise<HumanTaskResult> {
+    const ev = this.recorded(seq, ["task_wait"], name);
+    const bridge = this.options.humanTasks;
+    if (bridge === undefined) throw new Error("ctx.humanTask needs the inbox (createTaskflow)");
+    let referralId: string;
+    let policy: TaskPolicy = o.policy ?? "all";
+    if (ev === undefined) {
+      if (this.cancelling) await this.cancelAt(seq, null);
+      const root = this.run.rootInstanceId;
+      if (root === null) throw new Error(`run '${this.runId}' has no root instance`);
+      const tag = { runId: this.runId, seq, name };
+      // A previous attempt may have created the referral and crashed before recording it.
+      referralId =
+        (await bridge.findReferral(this.tenantId, root, tag)) ??
+        (await bridge.assign(this.tenantId, root, o.assignee, { ...o.vars, [RUN_TAG]: tag }));
+      this.checkHalt();
+      await this.append(seq, "task_wait", name, { instanceId: referralId, policy });
+    } else {
+      const d = ev.data as { instanceId: string; policy: TaskPolicy };
+      referralId = d.instanceId;
+      policy = d.policy;
+      const done = this.lastRef(seq);
+      if (done?.type === "task") return (done.data as { result: HumanTaskResult }).result;
+      if (done?.type === "cancelled") throw new CancelledFailure();
+    }
+    await this.store.dropSignals(this.lease, [taskSignal(referralId)]);
+    const tasks = await bridge.tasksOf(this.tenantId, referralId);
+    this.checkHalt();
+    const result = evaluatePolicy(referralId, tasks, policy);
+    if (result !== null) {
+      if (tasks.some((t) => t.status === "open" || t.status === "claimed")) {
+        await bridge.cancelUnfinished(this.tenantId, referralId, this.options.now());
+      }
+      await this.append(this.completionSeq(), "task", name, { ref: seq, result });
+      return result;
+    }
+    if (this.cancelling) {
+      await bridge.cancelUnfinished(this.tenantId, referralId, this.options.now());
+      await this.cancelAt(null, seq);
+    }
+    throw this.halt(
+      new Suspend(this.options.now() + this.options.recheckMs, [taskSignal(referralId)]),
+    );
+  }
+
+  // ---- child runs -------------------------------------------------------------------
+
+  private async doChild(seq: number, name: string, input: unknown): Promise<unknown> {
+    const ev = this.recorded(seq, ["child_started"], name);
+    let childId: string;
+    if (ev === undefined) {
+      if (this.cancelling) await this.cancelAt(seq, null);
+      childId = childRunId(this.runId, seq);
+      // Idempotent by id: a retry after a crash finds the child it already started.
+      await this.store.createRun({
+        tenantId: this.tenantId,
+        id: childId,
+        workflow: name,
+        input: toJson(input) ?? null,
+        parentRunId: this.runId,
+        startedBy: "",
+        now: this.options.now(),
+      });
+      this.checkHalt();
+      await this.append(seq, "child_started", name, { childRunId: childId });
+    } else {
+      childId = (ev.data as { childRunId: string }).childRunId;
+      const done = this.lastRef(seq);
+      if (done?.type === "child") return childResult(name, done);
+      if (done?.type === "cancelled") throw new CancelledFailure();
+    }
+    await this.store.dropSignals(this.lease, [childSignal(childId)]);
+    const child = await this.store.getRun(this.tenantId, childId);
+    this.checkHalt();
+    if (child !== undefined && isTerminal(child.status)) {
+      const data =
+        child.status === "completed"
+          ? { ref: seq, result: child.output }
+          : { ref: seq, failure: child.error ?? toFailure(new Error(`child ${child.status}`)) };
+      await this.append(this.completionSeq(), "child", name, data);
+      return childResult(name, this.lastRef(seq)!);
+    }
+    if (this.cancelling) {
+      await this.store.requestCancel(this.tenantId, childId, this.options.now());
+      await this.cancelAt(null, seq);
+    }
+    throw this.halt(
+      new Suspend(this.options.now() + this.options.recheckMs, [childSignal(childId)]),
+    );
+  }
+
   // ---- steps --------------------------------------------------------------------
 
   private async doStep<T>(
@@ -548,7 +679,45 @@ export class RunContext implements WorkflowContext {
   }
 }
 
+// ---- human tasks and children (methods added to RunContext below) -------------------
+
 // ---- helpers ---------------------------------------------------------------------
+
+/** The policy's verdict on a referral's tasks, or null while it is still open. */
+export function evaluatePolicy(
+  instanceId: string,
+  tasks: readonly Task[],
+  policy: TaskPolicy,
+): HumanTaskResult | null {
+  const done = tasks
+    .filter((t) => t.status === "done")
+    .sort((a, b) => (a.completedAt ?? 0) - (b.completedAt ?? 0));
+  const completions = done.map((t) => ({
+    taskId: t.id,
+    completedBy: t.completedBy ?? "",
+    vars: t.vars,
+    completedAt: t.completedAt ?? 0,
+  }));
+  const need =
+    policy === "all"
+      ? tasks.length
+      : policy === "any"
+        ? 1
+        : Math.min(Math.max(1, policy.atLeast), tasks.length);
+  const unfinished = tasks.some((t) => t.status === "open" || t.status === "claimed");
+  const met = tasks.length > 0 && done.length >= need;
+  if (!met && unfinished) return null;
+  const deciding = met ? done[need - 1] : done[done.length - 1];
+  const action = deciding?.vars?.action;
+  return {
+    instanceId,
+    completedBy: deciding?.completedBy ?? null,
+    vars: deciding?.vars ?? null,
+    action: typeof action === "string" ? action : null,
+    completions,
+    cancelled: !met,
+  };
+}
 
 function refOf(e: RunEvent): number | null {
   const d = e.data as { ref?: unknown } | null;
@@ -557,6 +726,12 @@ function refOf(e: RunEvent): number | null {
 
 function describe(type: string, name: string | null): string {
   return name === null ? type : `${type} '${name}'`;
+}
+
+function childResult(name: string, ev: RunEvent): unknown {
+  const d = ev.data as { result?: unknown; failure?: WorkflowFailure };
+  if (d.failure !== undefined) throw new ChildFailedError(name, d.failure);
+  return d.result;
 }
 
 function stepResult<T>(name: string, ev: RunEvent): T {

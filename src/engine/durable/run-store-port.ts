@@ -90,6 +90,11 @@ export interface RunStore {
    */
   consumeSignal(lease: Lease, signalId: string, event: RunEvent): Promise<boolean>;
   /**
+   * Marks wake-up hints (task completion, child finished) as seen, without a
+   * history event (consumed_seq = -1): the run reads the truth right after.
+   */
+  dropSignals(lease: Lease, names: readonly string[]): Promise<void>;
+  /**
    * Parks the run: status waiting, wake_at = wakeAt, lease released. If cancel
    * was requested or an unconsumed signal with one of `signalNames` exists
    * (checked after the row is locked), wake_at = now instead ("wakeNow").

@@ -2,7 +2,9 @@
  * The public shapes of durable workflows: what `workflow()` returns and what
  * workflow code sees as `ctx`.
  */
+import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { Duration } from "../../domain/duration.ts";
+import type { Vars } from "../../domain/vars.ts";
 
 export interface RetryPolicy {
   /** Attempts in total, the first included (default 3; 1 = no retry). */
@@ -43,6 +45,39 @@ export interface Saga {
   onFailure(name: string, compensation: StepFn<unknown>, options?: StepOptions): void;
 }
 
+/** all: every task done; any: the first one; atLeast: n of them. */
+export type TaskPolicy = "all" | "any" | { atLeast: number };
+
+export interface HumanTaskOptions {
+  assignee: AssigneeRequest;
+  /** For several assignees (kind "users"); default "all". */
+  policy?: TaskPolicy;
+  /** Shown on the referral instance. */
+  vars?: Vars;
+}
+
+export interface TaskCompletion {
+  taskId: string;
+  completedBy: string;
+  vars: Vars | null;
+  completedAt: number;
+}
+
+export interface HumanTaskResult {
+  /** The referral instance holding the tasks. */
+  instanceId: string;
+  /** The actor whose completion met the policy (null when the tasks were cancelled instead). */
+  completedBy: string | null;
+  /** That completion's vars. */
+  vars: Vars | null;
+  /** `vars.action` when it is a string (e.g. "approve" / "reject"). */
+  action: string | null;
+  /** Every completion, in time order. */
+  completions: TaskCompletion[];
+  /** True when the policy can no longer be met (tasks cancelled). */
+  cancelled: boolean;
+}
+
 export interface WorkflowContext {
   readonly runId: string;
   readonly tenantId: string;
@@ -64,6 +99,13 @@ export interface WorkflowContext {
   continueAsNew(input: unknown): Promise<never>;
   /** Compensations run in reverse order when the workflow fails or is cancelled. */
   saga(): Saga;
+  /**
+   * Creates ordinary inbox task(s) under the run's root instance and resolves
+   * when the policy is met; unfinished sibling tasks are then cancelled.
+   */
+  humanTask(name: string, options: HumanTaskOptions): Promise<HumanTaskResult>;
+  /** Starts a child run (exactly once) and resolves with its output; its failure rethrows. */
+  child<I, O>(workflow: WorkflowDefinition<I, O> | string, input?: I): Promise<O>;
   /** True once cancellation of this run was requested. */
   readonly cancelRequested: boolean;
 }

@@ -162,6 +162,13 @@ export class MemoryRunStore implements RunStore {
     return Promise.resolve(true);
   }
 
+  dropSignals(lease: Lease, names: readonly string[]): Promise<void> {
+    for (const s of this.signals.get(key(lease.tenantId, lease.runId)) ?? []) {
+      if (s.consumedSeq === null && names.includes(s.name)) s.consumedSeq = -1;
+    }
+    return Promise.resolve();
+  }
+
   suspend(
     lease: Lease,
     wakeAt: number | null,
@@ -200,6 +207,15 @@ export class MemoryRunStore implements RunStore {
     r.leaseOwner = null;
     r.leaseUntil = null;
     r.updatedAt = now;
+    if (r.parentRunId !== null) {
+      const name = `__child:${r.id}`;
+      void this.sendSignal(
+        r.tenantId,
+        r.parentRunId,
+        { id: `c-${r.id}`, name, payload: null },
+        now,
+      );
+    }
     return Promise.resolve(true);
   }
 

@@ -139,6 +139,22 @@ export class SqlRunStore implements RunStore {
     try {
       await this.db.transaction().execute(async (trx) => {
         const htx = new SqlStoreTx(trx, this.parts);
+        let startedBy = r.startedBy;
+        if (r.parentRunId !== null && startedBy === "") {
+          // A child run's process belongs to whoever started the parent.
+          const parent = await trx
+            .selectFrom("runs")
+            .innerJoin("instances", (j) =>
+              j
+                .onRef("instances.tenant_id", "=", "runs.tenant_id")
+                .onRef("instances.id", "=", "runs.root_instance_id"),
+            )
+            .select("instances.started_by")
+            .where("runs.tenant_id", "=", r.tenantId)
+            .where("runs.id", "=", r.parentRunId)
+            .executeTakeFirst();
+          startedBy = parent?.started_by ?? `run:${r.parentRunId}`.slice(0, 128);
+        }
         const defKey = `${r.tenantId}\u0000${r.workflow}`;
         let definitionId = this.definitionIds.get(defKey);
         if (definitionId === undefined) {
@@ -163,7 +179,7 @@ export class SqlRunStore implements RunStore {
           // A run is under way from the start: "open" in the starter's process list.
           processState: "open",
           vars: { runId: r.id },
-          startedBy: r.startedBy,
+          startedBy,
           createdAt: r.now,
           completedAt: null,
           onAllCompleted: null,
@@ -379,6 +395,18 @@ export class SqlRunStore implements RunStore {
     return ok === true;
   }
 
+  async dropSignals(lease: Lease, names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    await this.db
+      .updateTable("run_signals")
+      .set({ consumed_seq: -1 })
+      .where("tenant_id", "=", lease.tenantId)
+      .where("run_id", "=", lease.runId)
+      .where("name", "in", names)
+      .where("consumed_seq", "is", null)
+      .execute();
+  }
+
   // ---- transitions -------------------------------------------------------------------
 
   private held(trx: Kysely<DB>, lease: Lease) {
@@ -464,13 +492,29 @@ export class SqlRunStore implements RunStore {
       // The run's root instance closes with it (the starter's process list).
       const root = await trx
         .selectFrom("runs")
-        .select("root_instance_id")
+        .select(["root_instance_id", "parent_run_id"])
         .where("tenant_id", "=", lease.tenantId)
         .where("id", "=", lease.runId)
         .executeTakeFirst();
       if (root?.root_instance_id) {
         const htx = new SqlStoreTx(trx, this.parts);
         await htx.completeTree(lease.tenantId, root.root_instance_id, now);
+      }
+      if (root?.parent_run_id) {
+        // Wake the parent waiting in ctx.child, atomically with this outcome.
+        await trx
+          .insertInto("run_signals")
+          .values({
+            tenant_id: lease.tenantId,
+            run_id: root.parent_run_id,
+            id: newId(now),
+            name: `__child:${lease.runId}`,
+            payload: "null",
+            at: now,
+            consumed_seq: null,
+          })
+          .execute();
+        await this.wake(trx, lease.tenantId, root.parent_run_id, now);
       }
       return true;
     });

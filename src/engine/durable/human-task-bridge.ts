@@ -1,0 +1,117 @@
+/**
+ * How durable runs reach the inbox: `ctx.humanTask` creates an ordinary
+ * referral (AssignTo) under the run's root instance through the human-task use
+ * cases, and reads its tasks from the store. Task completion reaches the run
+ * as a wake-up hint (see wakeRunsOnCompletion); the tasks table stays the
+ * source of truth, read again whenever the run looks.
+ */
+import type { AssigneeRequest } from "../../domain/assignee.ts";
+import { newId } from "../../domain/ids.ts";
+import type { Task } from "../../domain/task.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { HumanTaskApi } from "../human-task-api.ts";
+import type { Store } from "../ports.ts";
+import type { RunStore } from "./run-store-port.ts";
+
+/** Vars key that ties a referral to the ctx.humanTask call that made it. */
+export const RUN_TAG = "taskflowRun";
+
+export interface RunTag {
+  runId: string;
+  seq: number;
+  name: string;
+}
+
+export interface HumanTaskBridge {
+  /** The referral a previous attempt of this call already created, if any (exactly-once in effect). */
+  findReferral(tenantId: string, rootInstanceId: string, tag: RunTag): Promise<string | undefined>;
+  /** AssignTo under the root, acting as the run's starter. */
+  assign(
+    tenantId: string,
+    rootInstanceId: string,
+    assignee: AssigneeRequest,
+    vars: Vars,
+  ): Promise<string>;
+  tasksOf(tenantId: string, referralId: string): Promise<Task[]>;
+  /** Cancels the referral's unfinished tasks (the policy was met without them). */
+  cancelUnfinished(tenantId: string, referralId: string, now: number): Promise<void>;
+}
+
+export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBridge {
+  return {
+    async findReferral(tenantId, rootInstanceId, tag) {
+      const children = await store.listChildren(tenantId, rootInstanceId);
+      const hit = children.find((c) => {
+        const t = (c.vars as Record<string, unknown>)[RUN_TAG] as Partial<RunTag> | undefined;
+        return t?.runId === tag.runId && t.seq === tag.seq;
+      });
+      return hit?.id;
+    },
+    async assign(tenantId, rootInstanceId, assignee, vars) {
+      const root = await store.getInstance(tenantId, rootInstanceId);
+      if (!root) throw new Error(`root instance '${rootInstanceId}' of the run is missing`);
+      const r = await engine.assign(
+        { tenantId, actorId: root.startedBy },
+        { parentInstanceId: rootInstanceId, definitionKey: root.definitionKey, assignee, vars },
+      );
+      return r.instanceId;
+    },
+    tasksOf: (tenantId, referralId) => store.listTasksOfInstance(tenantId, referralId),
+    async cancelUnfinished(tenantId, referralId, now) {
+      await store.transaction(async (tx) => {
+        for (const t of await tx.listTasksOfInstance(tenantId, referralId)) {
+          if (t.status === "open" || t.status === "claimed") {
+            await tx.updateTask(tenantId, t.id, ["open", "claimed"], {
+              status: "cancelled",
+              completedAt: now,
+            });
+          }
+        }
+        await tx.completeInstance(tenantId, referralId, now);
+      });
+    },
+  };
+}
+
+/** The signal name that wakes a run waiting on a referral. */
+export const taskSignal = (referralId: string) => `__task:${referralId}`;
+
+/**
+ * Wraps the human-task use cases so that finishing a task of a run's referral
+ * wakes the run (a hint after the commit; a run also re-checks on a timer).
+ */
+export function wakeRunsOnCompletion(
+  engine: HumanTaskApi,
+  store: Store,
+  runs: RunStore,
+  onWake?: () => void,
+): HumanTaskApi {
+  const hint = async (tenantId: string, task: Task) => {
+    try {
+      const root = await store.getInstance(tenantId, task.rootInstanceId);
+      const runId = root?.vars?.runId;
+      if (root?.kind !== "process" || typeof runId !== "string") return;
+      const referral = await store.getInstance(tenantId, task.instanceId);
+      if (!referral?.vars?.[RUN_TAG]) return;
+      const name = taskSignal(task.instanceId);
+      await runs.sendSignal(tenantId, runId, { id: newId(), name, payload: null }, Date.now());
+      onWake?.();
+    } catch {
+      // A lost hint only delays the run until its re-check timer.
+    }
+  };
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (prop === "complete" || prop === "completeAndEnd") {
+        const fn = v as (...a: unknown[]) => Promise<{ task: Task }>;
+        return async (...args: unknown[]) => {
+          const r = await fn.apply(target, args);
+          await hint((args[0] as { tenantId: string }).tenantId, r.task);
+          return r;
+        };
+      }
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
