@@ -12,6 +12,7 @@ import { loadConfig } from "../../src/config/load-config.ts";
 import { createStore } from "../../src/adapters/store/create-store.ts";
 import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
 import { createTaskflow } from "../../src/create-taskflow.ts";
+import { pgWakeups } from "../../src/adapters/store/run-store/pg-wakeups.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
 import { Worker } from "../../src/engine/durable/worker.ts";
@@ -265,6 +266,42 @@ function suite(b: Backend) {
         }
       },
     );
+
+    if (b.name === "postgres") {
+      it(
+        "LISTEN/NOTIFY: a run started elsewhere wakes an idle worker at once (no polling)",
+        options,
+        async () => {
+          const db = await createTestDatabase(b);
+          const store = createStore(db.url) as SqlStore;
+          await store.migrate();
+          const registry = new WorkflowRegistry([shipping]);
+          const worker = new Worker(
+            store.runStore(),
+            registry,
+            { pollMs: 60_000 },
+            pgWakeups(db.url),
+          );
+          try {
+            await worker.start();
+            await new Promise((r) => setTimeout(r, 200)); // the first claim pass is over
+            const api = new DurableRuns(store.runStore(), registry); // no local worker: only NOTIFY
+            const t0 = Date.now();
+            await api.start(T, "shipping", { id: "s1", input: { amount: 1 }, startedBy: "u" });
+            await waitFor(
+              () => api.get(T, "s1"),
+              (r) => r.status === "completed",
+              5_000,
+            );
+            assert.ok(Date.now() - t0 < 1_000, `took ${Date.now() - t0} ms`);
+          } finally {
+            await worker.stop();
+            await store.close();
+            await db.drop();
+          }
+        },
+      );
+    }
 
     it(
       "a durable sleep fires when a worker returns after the only one was down",
