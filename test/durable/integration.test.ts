@@ -304,6 +304,77 @@ function suite(b: Backend) {
     }
 
     it(
+      "two workers share 1,000 runs: each run executed by exactly one, every step once, none lost",
+      options,
+      async () => {
+        const db = await createTestDatabase(b);
+        const store = createStore(db.url) as SqlStore;
+        await store.migrate();
+        const runStore = store.runStore();
+        const seen = new Map<string, number>();
+        const wf = workflow("shared", async (ctx, n: number) => {
+          let x = n;
+          for (const s of ["a", "b", "c"]) {
+            x = await ctx.step(s, ({ idempotencyKey }) => {
+              seen.set(idempotencyKey, (seen.get(idempotencyKey) ?? 0) + 1);
+              return x + 1;
+            });
+          }
+          return x;
+        });
+        const registry = new WorkflowRegistry([wf]);
+        const workers = ["w1", "w2"].map(
+          (id) => new Worker(runStore, registry, { owner: id, pollMs: 20, maxConcurrent: 16 }),
+        );
+        // Who claimed each run: a run must be claimed once only (leases never expire here).
+        const byRun = new Map<string, string>();
+        const origClaim = runStore.claimRuns.bind(runStore);
+        runStore.claimRuns = async (o, ...rest) => {
+          const got = await origClaim(o, ...rest);
+          for (const r of got) {
+            assert.equal(byRun.has(r.id), false, `${r.id} claimed twice`);
+            byRun.set(r.id, o);
+          }
+          return got;
+        };
+        try {
+          const api = new DurableRuns(runStore, registry); // no local worker: both must claim
+          for (let i = 0; i < 1_000; i++) {
+            await api.start(T, "shared", { id: `r${i}`, input: i, startedBy: "u" });
+          }
+          await Promise.all(workers.map((w) => w.start()));
+          const deadline = Date.now() + 60_000;
+          let done = 0;
+          while (done < 1_000) {
+            assert.ok(Date.now() < deadline, `only ${done} completed`);
+            await new Promise((r) => setTimeout(r, 100));
+            done = 0;
+            let cursor: string | undefined;
+            do {
+              const page = await api.list(T, { status: "completed", limit: 500, cursor });
+              done += page.items.length;
+              cursor = page.nextCursor ?? undefined;
+            } while (cursor !== undefined);
+          }
+          assert.equal(byRun.size, 1_000);
+          assert.equal(seen.size, 3_000);
+          assert.ok(
+            [...seen.values()].every((n) => n === 1),
+            "a step ran twice",
+          );
+          const share = [...byRun.values()].filter((o) => o === "w1").length;
+          console.log(
+            `# ${b.name}: 1,000 runs over 2 workers, w1 took ${share}, w2 ${1_000 - share}`,
+          );
+        } finally {
+          await Promise.all(workers.map((w) => w.stop()));
+          await store.close();
+          await db.drop();
+        }
+      },
+    );
+
+    it(
       "a durable sleep fires when a worker returns after the only one was down",
       options,
       async () => {

@@ -11,6 +11,7 @@
  */
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from "kysely";
 import { newId } from "../../../domain/ids.ts";
+import { MAX_PAGE_SIZE } from "../../../domain/limits.ts";
 import type { Instance } from "../../../domain/instance.ts";
 import {
   isTerminal,
@@ -31,7 +32,7 @@ import type {
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
-import { lit, pageLimit } from "../sql-reads.ts";
+import { lit } from "../sql-reads.ts";
 import { SqlStoreTx } from "../sql-store-tx.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
 
@@ -218,7 +219,8 @@ export class SqlRunStore implements RunStore {
       .$if(q.workflow !== undefined, (b) => b.where("workflow", "=", q.workflow!))
       .$if(q.after !== undefined, (b) => b.where("id", ">", q.after!))
       .orderBy("id")
-      .limit(pageLimit(q.limit))
+      // One past the largest page: the caller asks for limit + 1 to learn whether more follow.
+      .limit(Math.min(Math.max(Math.trunc(q.limit) || 1, 1), MAX_PAGE_SIZE + 1))
       .execute();
     return rows.map(runFromRow);
   }
