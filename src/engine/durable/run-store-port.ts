@@ -33,6 +33,8 @@ export interface NewRun {
    * so the local worker can execute it without a claim round trip.
    */
   leaseTo?: { owner: string; until: number } | undefined;
+  /** The id is freshly generated (UUIDv7): it cannot exist yet, so no lookup first. */
+  idGenerated?: boolean | undefined;
 }
 
 export interface RunListQuery {

@@ -66,6 +66,7 @@ export class DurableRuns {
         startedBy: req.startedBy,
         now,
         leaseTo,
+        idGenerated: req.id === undefined,
       });
     } finally {
       if (leaseTo !== undefined) this.worker!.adopt(result?.created ? result.run : undefined);

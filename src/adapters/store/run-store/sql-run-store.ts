@@ -115,8 +115,10 @@ export class SqlRunStore implements RunStore {
   // ---- runs -------------------------------------------------------------------
 
   async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
-    const existing = await this.getRun(r.tenantId, r.id);
-    if (existing) return { run: existing, created: false };
+    if (r.idGenerated !== true) {
+      const existing = await this.getRun(r.tenantId, r.id);
+      if (existing) return { run: existing, created: false };
+    }
     const instanceId = newId(r.now);
     const row = {
       tenant_id: r.tenantId,
