@@ -24,6 +24,7 @@ import {
   type Dialect,
   type Kysely,
 } from "kysely";
+import { withStatementCache } from "./sqlite-statement-cache.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
 /** Writers wait this long for another process's write lock before SQLITE_BUSY. */
@@ -61,7 +62,7 @@ function openDatabase(path: string): Database.Database {
 }
 
 export function sqliteDialect(path: string, target: string): StoreDialect {
-  const config = { database: () => Promise.resolve(openDatabase(path)) };
+  const config = { database: () => Promise.resolve(withStatementCache(openDatabase(path))) };
   const kysely: Dialect = {
     createDriver: () => new ImmediateSqliteDriver(config),
     createQueryCompiler: () => new SqliteQueryCompiler(),
