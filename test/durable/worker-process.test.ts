@@ -21,8 +21,8 @@ import {
 } from "../support/backends.ts";
 import * as flows from "./support/flows.ts";
 
-const RUNS = Number(process.env.TF_CRASH_RUNS ?? 100);
-const KILLS = Number(process.env.TF_CRASH_KILLS ?? 8);
+const RUNS = Number(process.env.TF_CRASH_RUNS ?? 200);
+const KILLS = Number(process.env.TF_CRASH_KILLS ?? 20);
 
 function startWorker(url: string, stepLog: string): Promise<ChildProcess> {
   const child = spawn(
