@@ -9,6 +9,7 @@ import { MAX_USERS_PER_ASSIGNMENT } from "../domain/limits.ts";
 import { ProcessStates } from "../domain/instance.ts";
 import { TaskStatuses } from "../domain/task.ts";
 import { idSchema, nullable, timeSchema, varsSchema } from "./schema-primitives.ts";
+import { ErrorCodes } from "../domain/errors.ts";
 
 export const ref = (id: string) => ({ $ref: `${id}#` });
 
@@ -139,17 +140,8 @@ const Problem = {
     detail: str,
     code: {
       type: "string",
-      enum: [
-        "Validation",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "NotOpen",
-        "Conflict",
-        "TooLarge",
-        "RateLimited",
-        "Internal",
-      ],
+      // The catalogue, plus Internal for the unexpected 500.
+      enum: [...ErrorCodes, "Internal"],
     },
   },
 };

@@ -11,21 +11,13 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import fc from "fast-check";
+import { ErrorCodes } from "../../src/domain/errors.ts";
 import { createTaskflow } from "../../src/create-taskflow.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
 const KEY = "prop-key";
-const CODES = [
-  "Validation",
-  "Unauthorized",
-  "Forbidden",
-  "NotFound",
-  "NotOpen",
-  "Conflict",
-  "TooLarge",
-  "RateLimited",
-];
+const CODES: readonly string[] = ErrorCodes; // the 4xx catalogue: "Internal" (500) must never appear
 
 type App = Awaited<ReturnType<typeof createTaskflow>>;
 let app: App;
