@@ -67,7 +67,8 @@ export type RunEventType =
   | "task_wait" // data: { instanceId, taskIds }
   | "task"
   | "child_started" // data: { childRunId }
-  | "child";
+  | "child"
+  | "nondeterminism"; // data: { ref: -1, failure } — replay diverged; the run is blocked
 
 export interface RunEvent {
   seq: number;

@@ -237,6 +237,30 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
     );
 
     t(
+      "suspend with a blocking failure keeps the run waiting with the error; cancel does not wake it",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+        const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        await runs.requestCancel(T, "r1", NOW);
+        const failure = {
+          name: "NonDeterminismError",
+          message: "diverged",
+          stack: null,
+          nonRetryable: true,
+        };
+        assert.equal(await runs.suspend(lease, NOW + 60_000, [], NOW + 1, failure), "suspended");
+        let r = await runs.getRun(T, "r1");
+        assert.deepEqual([r!.status, r!.wakeAt], ["waiting", NOW + 60_000]);
+        assert.equal(r!.error?.message, "diverged");
+        await runs.claimRuns("w1", NOW + 60_000, NOW + 65_000, 1);
+        assert.equal(await runs.suspend(lease, NOW + 99_000, [], NOW + 60_001), "wakeNow");
+        r = await runs.getRun(T, "r1");
+        assert.equal(r!.error, null);
+      },
+    );
+
+    t(
       "dropSignals marks hints seen without history; they no longer wake a suspend",
       async ({ runs }) => {
         await runs.createRun(newRun("r1"));

@@ -81,6 +81,8 @@ export interface ContextOptions {
    * case the wake-up that follows their completion was lost (a crash right after it).
    */
   recheckMs: number;
+  /** A run blocked by a NonDeterminismError is tried again after this long. */
+  nondeterminismBackoffMs: number;
   now: () => number;
   /** The inbox, for ctx.humanTask. */
   humanTasks?: HumanTaskBridge | undefined;
@@ -90,6 +92,7 @@ export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
   inMemoryWaitMs: 1_000,
   inMemoryBackoffMs: 5_000,
   recheckMs: 30_000,
+  nondeterminismBackoffMs: 60_000,
   now: Date.now,
 };
 
@@ -172,6 +175,18 @@ export class RunContext implements WorkflowContext {
   /** The first seq after everything seen or written (the next generation starts there). */
   get endSeq(): number {
     return Math.max(this.highSeq, this.nextSeq - 1) + 1;
+  }
+
+  /** Whether history already records this non-determinism (one event per distinct error). */
+  hasBlockEvent(message: string): boolean {
+    for (const e of this.history.values()) {
+      if (
+        e.type === "nondeterminism" &&
+        (e.data as { failure?: { message?: string } })?.failure?.message === message
+      )
+        return true;
+    }
+    return false;
   }
 
   /** Waits for pending marker writes and in-flight calls (after a halt or at the end). */

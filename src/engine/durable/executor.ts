@@ -81,8 +81,18 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
       const now = options.now();
       if (halt instanceof LeaseLost) return "lost";
       if (halt instanceof NonDeterminismError) {
-        const ok = await store.finish(lease, "failed", null, toFailure(halt), now);
-        return ok ? "failed" : "lost";
+        // Blocked, not failed (as Temporal does): the history is intact, so deploying
+        // fixed code resumes the run. No compensation; retried after a backoff.
+        const failure = toFailure(halt);
+        if (!ctx.hasBlockEvent(failure.message)) {
+          const ev = { seq: ctx.endSeq, type: "nondeterminism" as const, name: null, at: now };
+          if (!(await store.appendEvent(lease, { ...ev, data: { ref: -1, failure } }))) {
+            return "lost";
+          }
+        }
+        const wakeAt = now + options.nondeterminismBackoffMs;
+        const r = await store.suspend(lease, wakeAt, [], now, failure);
+        return r === "lost" ? "lost" : "waiting";
       }
       if (halt instanceof ContinueAsNew) {
         const firstSeq = ctx.endSeq;

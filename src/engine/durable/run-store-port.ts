@@ -100,12 +100,16 @@ export interface RunStore {
    * Parks the run: status waiting, wake_at = wakeAt, lease released. If cancel
    * was requested or an unconsumed signal with one of `signalNames` exists
    * (checked after the row is locked), wake_at = now instead ("wakeNow").
+   * The run's error is cleared, or set to `blocked`: a run blocked by a
+   * NonDeterminismError waits for fixed code — it is not failed, and neither
+   * signals nor cancellation wake it before wakeAt (no hot loop).
    */
   suspend(
     lease: Lease,
     wakeAt: number | null,
     signalNames: readonly string[],
     now: number,
+    blocked?: WorkflowFailure,
   ): Promise<SuspendResult>;
   /** Terminal status with output or error; false when fenced. */
   finish(

@@ -114,6 +114,8 @@ export class DurableRuns {
 
   async signal(tenantId: string, id: string, name: string, payload: unknown): Promise<void> {
     if (name === "" || name.length > MAX_NAME_LENGTH) throw validation("invalid signal name");
+    // "__task:…" and "__child:…" are the runtime's own wake-ups: not for callers.
+    if (name.startsWith("__")) throw validation("signal names starting with '__' are reserved");
     const now = this.now();
     const r = await this.store.sendSignal(
       tenantId,

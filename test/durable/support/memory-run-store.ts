@@ -174,14 +174,18 @@ export class MemoryRunStore implements RunStore {
     wakeAt: number | null,
     signalNames: readonly string[],
     now: number,
+    blocked?: WorkflowFailure,
   ): Promise<SuspendResult> {
     this.calls++;
     const r = this.held(lease);
     if (!r) return Promise.resolve("lost");
-    const pending = (this.signals.get(key(lease.tenantId, lease.runId)) ?? []).some(
-      (s) => s.consumedSeq === null && signalNames.includes(s.name),
-    );
-    const wakeNow = r.cancelRequested || pending;
+    r.error = blocked === undefined ? null : clone(blocked);
+    const pending =
+      blocked === undefined &&
+      (this.signals.get(key(lease.tenantId, lease.runId)) ?? []).some(
+        (s) => s.consumedSeq === null && signalNames.includes(s.name),
+      );
+    const wakeNow = (blocked === undefined && r.cancelRequested) || pending;
     r.status = "waiting";
     r.wakeAt = wakeNow ? now : wakeAt;
     r.leaseOwner = null;

@@ -427,6 +427,7 @@ export class SqlRunStore implements RunStore {
     wakeAt: number | null,
     signalNames: readonly string[],
     now: number,
+    blocked?: WorkflowFailure,
   ): Promise<SuspendResult> {
     const r = await this.tx(async (trx) => {
       // The UPDATE locks the row first; the checks below are new statements (READ
@@ -439,9 +440,11 @@ export class SqlRunStore implements RunStore {
           lease_owner: null,
           lease_until: null,
           updated_at: now,
+          error: blocked === undefined ? null : toText(blocked),
         })
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      if (blocked !== undefined) return "suspended" as const;
       const run = await trx
         .selectFrom("runs")
         .select("cancel_requested")
