@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>`: runs one benchmark, prints a table, writes JSON to bench/results/. */
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   tasks: () => import("./tasks.ts"),
+  durable: () => import("./durable.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,0 +1,61 @@
+/**
+ * CPU used by the PostgreSQL backends serving one database (the engine's
+ * pool and listener connections), read from /proc/<pid>/stat: the server runs
+ * on this machine, so "where the time goes" can be split between this process
+ * and the database. Clock-tick resolution (10 ms) is ample over a phase of
+ * hundreds of workflows. Undefined when /proc is not readable (remote server).
+ */
+import { readFileSync } from "node:fs";
+import pg from "pg";
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(rest[11]) + Number(rest[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+export class PgBackendCpu {
+  private constructor(private readonly client: pg.Client) {}
+
+  static async open(url: string): Promise<PgBackendCpu> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return new PgBackendCpu(client);
+  }
+
+  /** pid → CPU ms so far, for every other backend connected to this database. */
+  async sample(): Promise<Map<number, number> | undefined> {
+    const r = await this.client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+    );
+    const out = new Map<number, number>();
+    for (const { pid } of r.rows) {
+      const ms = cpuMsOf(pid);
+      if (ms === undefined) return undefined;
+      out.set(pid, ms);
+    }
+    return out;
+  }
+
+  /** CPU ms the database's backends used between two samples (new backends count whole). */
+  static delta(
+    before: Map<number, number> | undefined,
+    after: Map<number, number> | undefined,
+  ): number | undefined {
+    if (before === undefined || after === undefined) return undefined;
+    let ms = 0;
+    for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+    return ms;
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}
