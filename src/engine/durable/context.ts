@@ -30,7 +30,7 @@ import {
   toFailure,
   type WorkflowFailure,
 } from "../../domain/workflow-failure.ts";
-import { RUN_TAG, taskSignal, type HumanTaskBridge } from "./human-task-bridge.ts";
+import { taskSignal, type HumanTaskBridge } from "./human-task-bridge.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import type {
   HumanTaskOptions,
@@ -551,10 +551,16 @@ export class RunContext implements WorkflowContext {
       const root = this.run.rootInstanceId;
       if (root === null) throw new Error(`run '${this.runId}' has no root instance`);
       const tag = { runId: this.runId, seq, name };
-      // A previous attempt may have created the referral and crashed before recording it.
-      referralId =
-        (await bridge.findReferral(this.tenantId, root, tag)) ??
-        (await bridge.assign(this.tenantId, root, o.assignee, { ...o.vars, [RUN_TAG]: tag }));
+      // A previous attempt may have created the referral and crashed before recording it,
+      // or a second execution (lease takeover) may be creating it right now.
+      referralId = await bridge.ensureReferral(
+        this.tenantId,
+        root,
+        tag,
+        o.assignee,
+        o.vars ?? {},
+        this.options.now(),
+      );
       this.checkHalt();
       await this.append(seq, "task_wait", name, { instanceId: referralId, policy });
     } else {

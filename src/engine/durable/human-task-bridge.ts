@@ -10,7 +10,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-task-api.ts";
-import type { Store } from "../ports.ts";
+import type { Store, StoreTx } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
 
 /** Vars key that ties a referral to the ctx.humanTask call that made it. */
@@ -25,6 +25,20 @@ export interface RunTag {
 export interface HumanTaskBridge {
   /** The referral a previous attempt of this call already created, if any (exactly-once in effect). */
   findReferral(tenantId: string, rootInstanceId: string, tag: RunTag): Promise<string | undefined>;
+  /**
+   * The referral of this call (run, seq): the one a previous attempt created, or a
+   * new one. Idempotent per (run, seq) also when two executions race the same
+   * call (a lease takeover): both get the same referral; a duplicate made in the
+   * race is cancelled, under the root instance's lock, before either records it.
+   */
+  ensureReferral(
+    tenantId: string,
+    rootInstanceId: string,
+    tag: RunTag,
+    assignee: AssigneeRequest,
+    vars: Vars,
+    now: number,
+  ): Promise<string>;
   /** AssignTo under the root, acting as the run's starter. */
   assign(
     tenantId: string,
@@ -38,14 +52,34 @@ export interface HumanTaskBridge {
 }
 
 export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBridge {
-  return {
+  const bridge: HumanTaskBridge = {
     async findReferral(tenantId, rootInstanceId, tag) {
       const children = await store.listChildren(tenantId, rootInstanceId);
-      const hit = children.find((c) => {
-        const t = (c.vars as Record<string, unknown>)[RUN_TAG] as Partial<RunTag> | undefined;
-        return t?.runId === tag.runId && t.seq === tag.seq;
-      });
+      const hit = children.find((c) => isTagged(c.vars, tag));
       return hit?.id;
+    },
+    async ensureReferral(tenantId, rootInstanceId, tag, assignee, vars, now) {
+      const found = await bridge.findReferral(tenantId, rootInstanceId, tag);
+      if (found !== undefined) return found;
+      // Through the use case, so the assignee is validated as for any AssignTo.
+      const mine = await bridge.assign(tenantId, rootInstanceId, assignee, {
+        ...vars,
+        [RUN_TAG]: tag,
+      });
+      // Two executions may both have got here. Under the root's lock (so one at a time)
+      // a referral of this call made by another execution wins and ours is cancelled
+      // at once: the second one to settle always finds the first one's survivor.
+      return store.transaction(async (tx) => {
+        await tx.lockInstance(tenantId, rootInstanceId);
+        for (const c of await tx.listChildren(tenantId, rootInstanceId)) {
+          if (c.id === mine || !isTagged(c.vars, tag)) continue;
+          const tasks = await tx.listTasksOfInstance(tenantId, c.id);
+          if (tasks.length > 0 && tasks.every((t) => t.status === "cancelled")) continue;
+          await cancelReferral(tx, tenantId, mine, now);
+          return c.id;
+        }
+        return mine;
+      });
     },
     async assign(tenantId, rootInstanceId, assignee, vars) {
       const root = await store.getInstance(tenantId, rootInstanceId);
@@ -58,19 +92,27 @@ export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBr
     },
     tasksOf: (tenantId, referralId) => store.listTasksOfInstance(tenantId, referralId),
     async cancelUnfinished(tenantId, referralId, now) {
-      await store.transaction(async (tx) => {
-        for (const t of await tx.listTasksOfInstance(tenantId, referralId)) {
-          if (t.status === "open" || t.status === "claimed") {
-            await tx.updateTask(tenantId, t.id, ["open", "claimed"], {
-              status: "cancelled",
-              completedAt: now,
-            });
-          }
-        }
-        await tx.completeInstance(tenantId, referralId, now);
-      });
+      await store.transaction((tx) => cancelReferral(tx, tenantId, referralId, now));
     },
   };
+  return bridge;
+}
+
+async function cancelReferral(tx: StoreTx, tenantId: string, referralId: string, now: number) {
+  for (const t of await tx.listTasksOfInstance(tenantId, referralId)) {
+    if (t.status === "open" || t.status === "claimed") {
+      await tx.updateTask(tenantId, t.id, ["open", "claimed"], {
+        status: "cancelled",
+        completedAt: now,
+      });
+    }
+  }
+  await tx.completeInstance(tenantId, referralId, now);
+}
+
+function isTagged(vars: Vars | null, tag: RunTag): boolean {
+  const t = vars?.[RUN_TAG] as Partial<RunTag> | undefined;
+  return t?.runId === tag.runId && t.seq === tag.seq;
 }
 
 /** The signal name that wakes a run waiting on a referral. */
