@@ -16,7 +16,10 @@ import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
 import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
 import type { HumanTaskApi } from "../../src/engine/human-task-api.ts";
-import { humanTaskBridge } from "../../src/engine/durable/human-task-bridge.ts";
+import {
+  humanTaskBridge,
+  wakeRunsOnCompletion,
+} from "../../src/engine/durable/human-task-bridge.ts";
 import { executeRun } from "../../src/engine/durable/executor.ts";
 import type { Run } from "../../src/domain/run.ts";
 import { createTestDatabase } from "../support/backends.ts";
@@ -161,6 +164,131 @@ test("a lease takeover while creating a human task does not duplicate the inbox 
     const hist = await env.runs.loadHistory(T, "r1", 0);
     const wait = hist.find((e) => e.type === "task_wait")!;
     assert.equal((wait.data as { instanceId: string }).instanceId, bobs.items[0]!.instanceId);
+  } finally {
+    await env.close();
+  }
+});
+
+// ---- races of waits against timers ----------------------------------------------------
+
+const signalRace = workflow("signal-race", async (ctx) => {
+  const winner = await Promise.race([
+    ctx.sleep("4s").then(() => "timeout"),
+    ctx.waitForSignal<string>("approve").then((v) => `signal ${v}`),
+  ]);
+  await ctx.sleep("1h"); // replayed again later: the race must replay the same way
+  return winner;
+});
+
+test("race of a signal wait against a timer: the signal that came first wins, on every replay (memory)", async () => {
+  const store = new MemoryRunStore();
+  const h = new Harness(store, [signalRace]);
+  await h.start("signal-race", null, "early");
+  await h.start("signal-race", null, "late");
+  assert.deepEqual(await h.drain(), ["waiting", "waiting"]);
+  assert.equal((await store.getRun(T, "early"))!.wakeAt, h.clock.now() + 4_000);
+  h.clock.advance(1_000);
+  await store.sendSignal(T, "early", { id: "s1", name: "approve", payload: "yes" }, h.clock.now());
+  assert.deepEqual(await h.drain(), ["waiting"]);
+  h.clock.advance(3_000); // both timers fire: "late" times out, "early" replays its race
+  assert.deepEqual(await h.drain(), ["waiting", "waiting"]);
+  await store.sendSignal(
+    T,
+    "late",
+    { id: "s2", name: "approve", payload: "too late" },
+    h.clock.now(),
+  );
+  await h.drain();
+  h.clock.advance(3_600_000);
+  assert.deepEqual((await h.drain()).sort(), ["completed", "completed"]);
+  assert.equal((await store.getRun(T, "early"))!.output, "signal yes");
+  assert.equal((await store.getRun(T, "late"))!.output, "timeout");
+});
+
+const taskRace = workflow("task-race", async (ctx) => {
+  const winner = await Promise.race([
+    ctx.sleep("4s").then(() => "timeout"),
+    ctx
+      .humanTask("approve", { assignee: { kind: "user", id: "bob" } })
+      .then((r) => `${r.action} by ${r.completedBy}`),
+  ]);
+  await ctx.sleep("1h");
+  return winner;
+});
+
+test("race of a human task against a timer: the approval before the timer wins, on every replay (SQLite)", async () => {
+  const env = await sqliteInbox();
+  try {
+    const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
+    h.contextOptions = { humanTasks: env.bridge };
+    const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
+    await h.start("task-race", null, "r1");
+    assert.deepEqual(await h.drain(), ["waiting"]);
+    const r = (await env.runs.getRun(T, "r1"))!;
+    assert.equal(r.wakeAt, h.clock.now() + 4_000, "wakes for the timer, not only the re-check");
+    h.clock.advance(1_000);
+    const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
+    await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
+      vars: { action: "approve" },
+    });
+    assert.deepEqual(await h.drain(), ["waiting"]);
+    h.clock.advance(3_000); // the losing timer fires: a replay that must not change the winner
+    assert.deepEqual(await h.drain(), ["waiting"]);
+    h.clock.advance(3_600_000);
+    assert.deepEqual(await h.drain(), ["completed"]);
+    assert.equal((await env.runs.getRun(T, "r1"))!.output, "approve by bob");
+  } finally {
+    await env.close();
+  }
+});
+
+test("race of a human task against a timer: the timer first wins, a later approval changes nothing (SQLite)", async () => {
+  const env = await sqliteInbox();
+  try {
+    const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
+    h.contextOptions = { humanTasks: env.bridge };
+    const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
+    await h.start("task-race", null, "r1");
+    await h.drain();
+    h.clock.advance(4_000);
+    assert.deepEqual(await h.drain(), ["waiting"]);
+    const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
+    await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
+      vars: { action: "approve" },
+    });
+    await h.drain();
+    h.clock.advance(3_600_000);
+    assert.deepEqual(await h.drain(), ["completed"]);
+    assert.equal((await env.runs.getRun(T, "r1"))!.output, "timeout");
+  } finally {
+    await env.close();
+  }
+});
+
+test("ctx.humanTask timeout: resolves with timedOut and cancels the open tasks (SQLite)", async () => {
+  const wf = workflow("timed", async (ctx) => {
+    const r = await ctx.humanTask("approve", {
+      assignee: { kind: "user", id: "bob" },
+      timeout: "10s",
+    });
+    return { timedOut: r.timedOut, cancelled: r.cancelled, by: r.completedBy };
+  });
+  const env = await sqliteInbox();
+  try {
+    const h = new Harness(env.runs, [wf], new Clock(Date.now()));
+    h.contextOptions = { humanTasks: env.bridge };
+    await h.start("timed", null, "r1");
+    assert.deepEqual(await h.drain(), ["waiting"]);
+    assert.equal((await env.runs.getRun(T, "r1"))!.wakeAt, h.clock.now() + 10_000);
+    assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 1);
+    h.clock.advance(10_000);
+    assert.deepEqual(await h.drain(), ["completed"]);
+    assert.deepEqual((await env.runs.getRun(T, "r1"))!.output, {
+      timedOut: true,
+      cancelled: true,
+      by: null,
+    });
+    assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 0);
   } finally {
     await env.close();
   }

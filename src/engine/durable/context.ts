@@ -140,6 +140,24 @@ export class RunContext implements WorkflowContext {
   compensating = false;
   private cancelFlag: boolean;
 
+  /** Waits that cannot finish now; the run suspends once every ctx call is parked. */
+  private readonly parked: {
+    wakeAt: number | null;
+    signalNames: readonly string[];
+    reject: (e: unknown) => void;
+  }[] = [];
+  private quiesceOn = true;
+  private quiesceQueued = false;
+  private changeWaiters: (() => void)[] = [];
+  /** Recorded completions waiting to be delivered, lowest seq first. */
+  private readonly turns: { c: number; resolve: () => void }[] = [];
+  private turnQueued = false;
+  /** Live checks (which may record a completion) run one at a time, after replay. */
+  private lane: Promise<unknown> = Promise.resolve();
+  private suspendRun!: (h: Halt) => void;
+  /** Rejects when the run suspends (every ctx call parked): the executor races it. */
+  readonly suspended: Promise<never>;
+
   constructor(
     private readonly run: Run,
     events: readonly RunEvent[],
@@ -155,6 +173,8 @@ export class RunContext implements WorkflowContext {
     this.nextSeq = run.firstSeq;
     this.highSeq = run.firstSeq - 1;
     for (const e of events) this.remember(e);
+    this.suspended = new Promise<never>((_, reject) => (this.suspendRun = reject));
+    this.suspended.catch(() => undefined);
   }
 
   get cancelRequested(): boolean {
@@ -189,11 +209,19 @@ export class RunContext implements WorkflowContext {
     return false;
   }
 
-  /** Waits for pending marker writes and in-flight calls (after a halt or at the end). */
+  /**
+   * Waits for pending marker writes and in-flight calls (after a halt or at the
+   * end); parked waits the workflow no longer awaits (a lost race) are abandoned.
+   */
   async settle(): Promise<void> {
-    while (this.writes.size > 0 || this.inflight.size > 0) {
-      await Promise.allSettled([...this.writes, ...this.inflight]);
+    while (this.writes.size > 0 || this.inflight.size > this.parked.length) {
+      await new Promise<void>((r) => this.changeWaiters.push(r));
     }
+  }
+
+  /** The workflow function settled: parked waits no longer suspend the run. */
+  stopSuspending(): void {
+    this.quiesceOn = false;
   }
 
   // ---- ctx API --------------------------------------------------------------
@@ -280,17 +308,25 @@ export class RunContext implements WorkflowContext {
   /** Runs the registered compensations in reverse order (the executor calls this). */
   async compensate(): Promise<WorkflowFailure[]> {
     this.compensating = true;
-    const failures: WorkflowFailure[] = [];
-    for (const c of [...this.compensations].reverse()) {
-      try {
-        if (c.name === null) await (c.fn as () => Promise<unknown>)();
-        else await this.step(c.name, c.fn, c.options);
-      } catch (e) {
-        if (this.halted !== undefined) throw this.halted;
-        failures.push(toFailure(e));
+    this.quiesceOn = true;
+    try {
+      const failures: WorkflowFailure[] = [];
+      for (const c of [...this.compensations].reverse()) {
+        try {
+          const run =
+            c.name === null
+              ? (c.fn as () => Promise<unknown>)()
+              : this.step(c.name, c.fn, c.options);
+          await Promise.race([run, this.suspended]);
+        } catch (e) {
+          if (this.halted !== undefined) throw this.halted;
+          failures.push(toFailure(e));
+        }
       }
+      return failures;
+    } finally {
+      this.quiesceOn = false;
     }
-    return failures;
   }
 
   humanTask(name: string, options: HumanTaskOptions): Promise<HumanTaskResult> {
@@ -385,7 +421,10 @@ export class RunContext implements WorkflowContext {
       () => this.halt(new LeaseLost(), false),
     );
     this.writes.add(p);
-    void p.finally(() => this.writes.delete(p));
+    void p.finally(() => {
+      this.writes.delete(p);
+      this.changed();
+    });
   }
 
   private recordedValue(type: "now" | "random" | "uuid", make: () => unknown): unknown {
@@ -438,10 +477,11 @@ export class RunContext implements WorkflowContext {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
     this.inflight.add(p);
-    void p.then(
-      () => this.inflight.delete(p),
-      () => this.inflight.delete(p),
-    );
+    const done = () => {
+      this.inflight.delete(p);
+      this.changed();
+    };
+    void p.then(done, done);
     return p;
   }
 
@@ -458,6 +498,90 @@ export class RunContext implements WorkflowContext {
     });
   }
 
+  // ---- parking, quiescence and completion order -------------------------------------
+
+  /**
+   * A wait that cannot finish now parks instead of halting at once: with several
+   * waits pending (Promise.race of a task and a timer), each one gets to look
+   * first, and the run suspends on all of them — earliest timer, every wake-up
+   * signal — so whichever completes first wakes it.
+   */
+  private park(wakeAt: number | null, signalNames: readonly string[]): Promise<never> {
+    return new Promise<never>((_, reject) => {
+      this.parked.push({ wakeAt, signalNames, reject });
+      this.changed();
+    });
+  }
+
+  private changed(): void {
+    const ws = this.changeWaiters;
+    this.changeWaiters = [];
+    for (const w of ws) w();
+    if (this.parked.length === 0 || !this.quiesceOn || this.quiesceQueued) return;
+    this.quiesceQueued = true;
+    // After the microtasks: workflow code reacting to the last result has made its calls.
+    setImmediate(() => {
+      this.quiesceQueued = false;
+      this.checkQuiescent();
+    });
+  }
+
+  private checkQuiescent(): void {
+    if (!this.quiesceOn || this.halted !== undefined || this.parked.length === 0) return;
+    if (this.writes.size > 0 || this.inflight.size > this.parked.length) return;
+    let wakeAt: number | null = null;
+    const names = new Set<string>();
+    for (const p of this.parked) {
+      if (p.wakeAt !== null && (wakeAt === null || p.wakeAt < wakeAt)) wakeAt = p.wakeAt;
+      for (const n of p.signalNames) names.add(n);
+    }
+    const h = this.halt(new Suspend(wakeAt, [...names]), false);
+    for (const p of this.parked.splice(0)) p.reject(h);
+    this.suspendRun(h);
+  }
+
+  /**
+   * Delivers a recorded completion in history order: completions of concurrent
+   * waits resolve lowest seq first, one per macrotask, so a replayed race has
+   * the winner it had when it ran live.
+   */
+  private turn(c: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.turns.push({ c, resolve });
+      this.queueTurn();
+    });
+  }
+
+  private queueTurn(): void {
+    if (this.turnQueued) return;
+    this.turnQueued = true;
+    setImmediate(() => {
+      this.turnQueued = false;
+      if (this.turns.length === 0) return;
+      let i = 0;
+      for (let j = 1; j < this.turns.length; j++) if (this.turns[j]!.c < this.turns[i]!.c) i = j;
+      const [t] = this.turns.splice(i, 1);
+      if (this.turns.length > 0) this.queueTurn();
+      t!.resolve();
+    });
+  }
+
+  /**
+   * A live check that may record a completion: after every recorded completion
+   * was delivered, and one at a time, so completions are recorded in the order
+   * the workflow sees them.
+   */
+  private live<T>(check: () => Promise<T>): Promise<T> {
+    const run = this.lane
+      .then(() => this.turn(Infinity))
+      .then(() => {
+        this.checkHalt();
+        return check();
+      });
+    this.lane = run.catch(() => undefined);
+    return run;
+  }
+
   // ---- timers -------------------------------------------------------------------
 
   private async timer(seq: number, wakeAtNow: () => number): Promise<void> {
@@ -466,19 +590,45 @@ export class RunContext implements WorkflowContext {
       if (this.cancelling) await this.cancelAt(seq, null);
       await this.append(seq, "timer", "sleep", { wakeAt: wakeAtNow() });
       ev = this.history.get(seq)!;
+    } else {
+      // Fired (or cancelled) while racing other waits: delivered in history order.
+      const done = this.lastRef(seq);
+      if (done !== undefined) {
+        await this.turn(done.seq);
+        if (done.type === "cancelled") throw new CancelledFailure();
+        return;
+      }
     }
     const wakeAt = (ev.data as { wakeAt: number }).wakeAt;
-    await this.waitUntil(seq, wakeAt, []);
+    await this.waitUntil(seq, wakeAt, [], true);
   }
 
-  /** Returns once now >= wakeAt; suspends when that is far; throws when cancelled. */
-  private async waitUntil(seq: number, wakeAt: number, signalNames: string[]): Promise<void> {
+  /**
+   * Returns once now >= wakeAt; parks when that is far; throws when cancelled.
+   * `record`: a timer that fires while other calls are in flight records a
+   * completion ("timer" with ref), so a race with it replays the same way.
+   */
+  private async waitUntil(
+    seq: number,
+    wakeAt: number,
+    signalNames: string[],
+    record = false,
+  ): Promise<void> {
     for (;;) {
-      if (this.lastRef(seq)?.type === "cancelled") throw new CancelledFailure();
-      const left = wakeAt - this.options.now();
+      const left = await this.live(async () => {
+        if (this.lastRef(seq)?.type === "cancelled") throw new CancelledFailure();
+        const ms = wakeAt - this.options.now();
+        if (ms <= 0) {
+          if (record && this.inflight.size > 1) {
+            await this.append(this.completionSeq(), "timer", "sleep", { ref: seq });
+          }
+          return 0;
+        }
+        if (this.cancelling) await this.cancelAt(null, seq);
+        return ms;
+      });
       if (left <= 0) return;
-      if (this.cancelling) await this.cancelAt(null, seq);
-      if (left > this.options.inMemoryWaitMs) throw this.halt(new Suspend(wakeAt, signalNames));
+      if (left > this.options.inMemoryWaitMs) return this.park(wakeAt, signalNames);
       await this.pause(left);
       this.checkHalt();
     }
@@ -488,30 +638,45 @@ export class RunContext implements WorkflowContext {
 
   private async signal(seq: number, name: string, timeoutMs: number | null): Promise<unknown> {
     const ev = this.recorded(seq, ["signal", "signal_wait"], name);
-    if (ev?.type === "signal") return (ev.data as { payload: unknown }).payload;
-    let deadline: number | null;
+    if (ev?.type === "signal") {
+      await this.turn(seq);
+      return (ev.data as { payload: unknown }).payload;
+    }
+    let deadline: number | null = null;
     if (ev === undefined) {
-      if (this.cancelling) await this.cancelAt(seq, null);
-      const got = await this.takeSignal(seq, null, name);
+      const got = await this.live(async () => {
+        if (this.cancelling) await this.cancelAt(seq, null);
+        const sig = await this.takeSignal(seq, null, name);
+        if (sig.found) return sig;
+        deadline = timeoutMs === null ? null : this.options.now() + timeoutMs;
+        await this.append(seq, "signal_wait", name, { deadline });
+        return sig;
+      });
       if (got.found) return got.payload;
-      deadline = timeoutMs === null ? null : this.options.now() + timeoutMs;
-      await this.append(seq, "signal_wait", name, { deadline });
     } else {
       deadline = (ev.data as { deadline: number | null }).deadline;
       const done = this.lastRef(seq);
-      if (done?.type === "signal") return (done.data as { payload: unknown }).payload;
-      if (done?.type === "signal_timeout") return null;
-      if (done?.type === "cancelled") throw new CancelledFailure();
+      if (done !== undefined) {
+        await this.turn(done.seq);
+        if (done.type === "signal") return (done.data as { payload: unknown }).payload;
+        if (done.type === "signal_timeout") return null;
+        if (done.type === "cancelled") throw new CancelledFailure();
+      }
     }
     // Live wait.
-    const got = await this.takeSignal(null, seq, name);
+    const until = deadline;
+    const got = await this.live(async () => {
+      const sig = await this.takeSignal(null, seq, name);
+      if (sig.found) return sig;
+      if (until !== null && this.options.now() >= until) {
+        await this.append(this.completionSeq(), "signal_timeout", name, { ref: seq });
+        return { found: true as const, payload: null };
+      }
+      if (this.cancelling) await this.cancelAt(null, seq);
+      return sig;
+    });
     if (got.found) return got.payload;
-    if (deadline !== null && this.options.now() >= deadline) {
-      await this.append(this.completionSeq(), "signal_timeout", name, { ref: seq });
-      return null;
-    }
-    if (this.cancelling) await this.cancelAt(null, seq);
-    throw this.halt(new Suspend(deadline, [name]));
+    return this.park(until, [name]);
   }
 
   private async takeSignal(
@@ -544,97 +709,127 @@ export class RunContext implements WorkflowContext {
     const ev = this.recorded(seq, ["task_wait"], name);
     const bridge = this.options.humanTasks;
     if (bridge === undefined) throw new Error("ctx.humanTask needs the inbox (createTaskflow)");
-    let referralId: string;
-    let policy: TaskPolicy = o.policy ?? "all";
     if (ev === undefined) {
-      if (this.cancelling) await this.cancelAt(seq, null);
-      const root = this.run.rootInstanceId;
-      if (root === null) throw new Error(`run '${this.runId}' has no root instance`);
-      const tag = { runId: this.runId, seq, name };
-      // A previous attempt may have created the referral and crashed before recording it,
-      // or a second execution (lease takeover) may be creating it right now.
-      referralId = await bridge.ensureReferral(
-        this.tenantId,
-        root,
-        tag,
-        o.assignee,
-        o.vars ?? {},
-        this.options.now(),
-      );
-      this.checkHalt();
-      await this.append(seq, "task_wait", name, { instanceId: referralId, policy });
+      await this.live(async () => {
+        if (this.cancelling) await this.cancelAt(seq, null);
+        const root = this.run.rootInstanceId;
+        if (root === null) throw new Error(`run '${this.runId}' has no root instance`);
+        const tag = { runId: this.runId, seq, name };
+        // A previous attempt may have created the referral and crashed before recording it,
+        // or a second execution (lease takeover) may be creating it right now.
+        const instanceId = await bridge.ensureReferral(
+          this.tenantId,
+          root,
+          tag,
+          o.assignee,
+          o.vars ?? {},
+          this.options.now(),
+        );
+        this.checkHalt();
+        const deadline = o.timeout === undefined ? null : this.options.now() + toMs(o.timeout);
+        await this.append(seq, "task_wait", name, {
+          instanceId,
+          policy: o.policy ?? "all",
+          deadline,
+        });
+      });
     } else {
-      const d = ev.data as { instanceId: string; policy: TaskPolicy };
-      referralId = d.instanceId;
-      policy = d.policy;
       const done = this.lastRef(seq);
-      if (done?.type === "task") return (done.data as { result: HumanTaskResult }).result;
-      if (done?.type === "cancelled") throw new CancelledFailure();
-    }
-    await this.store.dropSignals(this.lease, [taskSignal(referralId)]);
-    const tasks = await bridge.tasksOf(this.tenantId, referralId);
-    this.checkHalt();
-    const result = evaluatePolicy(referralId, tasks, policy);
-    if (result !== null) {
-      if (tasks.some((t) => t.status === "open" || t.status === "claimed")) {
-        await bridge.cancelUnfinished(this.tenantId, referralId, this.options.now());
+      if (done !== undefined) {
+        await this.turn(done.seq);
+        if (done.type === "task") {
+          // Results recorded before `timedOut` existed lack it.
+          const r = (done.data as { result: Partial<HumanTaskResult> }).result;
+          return { ...r, timedOut: r.timedOut ?? false } as HumanTaskResult;
+        }
+        if (done.type === "cancelled") throw new CancelledFailure();
       }
-      await this.append(this.completionSeq(), "task", name, { ref: seq, result });
-      return result;
     }
-    if (this.cancelling) {
-      await bridge.cancelUnfinished(this.tenantId, referralId, this.options.now());
-      await this.cancelAt(null, seq);
-    }
-    throw this.halt(
-      new Suspend(this.options.now() + this.options.recheckMs, [taskSignal(referralId)]),
-    );
+    const d = this.history.get(seq)!.data as {
+      instanceId: string;
+      policy: TaskPolicy;
+      deadline?: number | null;
+    };
+    const referralId = d.instanceId;
+    const deadline = d.deadline ?? null;
+    const result = await this.live(async () => {
+      await this.store.dropSignals(this.lease, [taskSignal(referralId)]);
+      const tasks = await bridge.tasksOf(this.tenantId, referralId);
+      this.checkHalt();
+      const now = this.options.now();
+      let r = evaluatePolicy(referralId, tasks, d.policy);
+      if (r === null && deadline !== null && now >= deadline) {
+        r = timedOutResult(referralId, tasks);
+      }
+      if (r !== null) {
+        if (tasks.some((t) => t.status === "open" || t.status === "claimed")) {
+          await bridge.cancelUnfinished(this.tenantId, referralId, now);
+        }
+        await this.append(this.completionSeq(), "task", name, { ref: seq, result: r });
+        return r;
+      }
+      if (this.cancelling) {
+        await bridge.cancelUnfinished(this.tenantId, referralId, now);
+        await this.cancelAt(null, seq);
+      }
+      return null;
+    });
+    if (result !== null) return result;
+    const recheck = this.options.now() + this.options.recheckMs;
+    const wakeAt = deadline === null ? recheck : Math.min(recheck, deadline);
+    return this.park(wakeAt, [taskSignal(referralId)]);
   }
 
   // ---- child runs -------------------------------------------------------------------
 
   private async doChild(seq: number, name: string, input: unknown): Promise<unknown> {
     const ev = this.recorded(seq, ["child_started"], name);
-    let childId: string;
     if (ev === undefined) {
-      if (this.cancelling) await this.cancelAt(seq, null);
-      childId = childRunId(this.runId, seq);
-      // Idempotent by id: a retry after a crash finds the child it already started.
-      await this.store.createRun({
-        tenantId: this.tenantId,
-        id: childId,
-        workflow: name,
-        input: toJson(input) ?? null,
-        parentRunId: this.runId,
-        startedBy: "",
-        now: this.options.now(),
+      await this.live(async () => {
+        if (this.cancelling) await this.cancelAt(seq, null);
+        const id = childRunId(this.runId, seq);
+        // Idempotent by id: a retry after a crash finds the child it already started.
+        await this.store.createRun({
+          tenantId: this.tenantId,
+          id,
+          workflow: name,
+          input: toJson(input) ?? null,
+          parentRunId: this.runId,
+          startedBy: "",
+          now: this.options.now(),
+        });
+        this.checkHalt();
+        await this.append(seq, "child_started", name, { childRunId: id });
       });
-      this.checkHalt();
-      await this.append(seq, "child_started", name, { childRunId: childId });
     } else {
-      childId = (ev.data as { childRunId: string }).childRunId;
       const done = this.lastRef(seq);
-      if (done?.type === "child") return childResult(name, done);
-      if (done?.type === "cancelled") throw new CancelledFailure();
+      if (done !== undefined) {
+        await this.turn(done.seq);
+        if (done.type === "child") return childResult(name, done);
+        if (done.type === "cancelled") throw new CancelledFailure();
+      }
     }
-    await this.store.dropSignals(this.lease, [childSignal(childId)]);
-    const child = await this.store.getRun(this.tenantId, childId);
-    this.checkHalt();
-    if (child !== undefined && isTerminal(child.status)) {
-      const data =
-        child.status === "completed"
-          ? { ref: seq, result: child.output }
-          : { ref: seq, failure: child.error ?? toFailure(new Error(`child ${child.status}`)) };
-      await this.append(this.completionSeq(), "child", name, data);
-      return childResult(name, this.lastRef(seq)!);
-    }
-    if (this.cancelling) {
-      await this.store.requestCancel(this.tenantId, childId, this.options.now());
-      await this.cancelAt(null, seq);
-    }
-    throw this.halt(
-      new Suspend(this.options.now() + this.options.recheckMs, [childSignal(childId)]),
-    );
+    const childId = (this.history.get(seq)!.data as { childRunId: string }).childRunId;
+    const done = await this.live(async () => {
+      await this.store.dropSignals(this.lease, [childSignal(childId)]);
+      const child = await this.store.getRun(this.tenantId, childId);
+      this.checkHalt();
+      if (child !== undefined && isTerminal(child.status)) {
+        const data =
+          child.status === "completed"
+            ? { ref: seq, result: child.output }
+            : { ref: seq, failure: child.error ?? toFailure(new Error(`child ${child.status}`)) };
+        await this.append(this.completionSeq(), "child", name, data);
+        return this.lastRef(seq)!;
+      }
+      if (this.cancelling) {
+        await this.store.requestCancel(this.tenantId, childId, this.options.now());
+        await this.cancelAt(null, seq);
+      }
+      return undefined;
+    });
+    if (done !== undefined) return childResult(name, done);
+    return this.park(this.options.now() + this.options.recheckMs, [childSignal(childId)]);
   }
 
   // ---- steps --------------------------------------------------------------------
@@ -737,6 +932,29 @@ export function evaluatePolicy(
     action: typeof action === "string" ? action : null,
     completions,
     cancelled: !met,
+    timedOut: false,
+  };
+}
+
+/** The result of a humanTask whose timeout passed first: whatever was done, timedOut. */
+function timedOutResult(instanceId: string, tasks: readonly Task[]): HumanTaskResult {
+  const completions = tasks
+    .filter((t) => t.status === "done")
+    .sort((a, b) => (a.completedAt ?? 0) - (b.completedAt ?? 0))
+    .map((t) => ({
+      taskId: t.id,
+      completedBy: t.completedBy ?? "",
+      vars: t.vars,
+      completedAt: t.completedAt ?? 0,
+    }));
+  return {
+    instanceId,
+    completedBy: null,
+    vars: null,
+    action: null,
+    completions,
+    cancelled: true,
+    timedOut: true,
   };
 }
 

@@ -62,11 +62,13 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
       let error: unknown;
       let failed = false;
       try {
-        output = toJson(await def.fn(ctx, current.input as never));
+        // Suspended once every ctx call is parked (several waits may be pending).
+        output = toJson(await Promise.race([def.fn(ctx, current.input as never), ctx.suspended]));
       } catch (e) {
         failed = true;
         error = e;
       }
+      ctx.stopSuspending();
       let compensationFailures: WorkflowFailure[] = [];
       if (failed && ctx.halted === undefined && ctx.compensations.length > 0) {
         try {

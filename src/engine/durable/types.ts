@@ -54,6 +54,11 @@ export interface HumanTaskOptions {
   policy?: TaskPolicy;
   /** Shown on the referral instance. */
   vars?: Vars;
+  /**
+   * Gives up after this long: the unfinished tasks are cancelled and the call
+   * resolves with `timedOut: true` (and `cancelled: true`, `completedBy` null).
+   */
+  timeout?: Duration;
 }
 
 export interface TaskCompletion {
@@ -74,8 +79,10 @@ export interface HumanTaskResult {
   action: string | null;
   /** Every completion, in time order. */
   completions: TaskCompletion[];
-  /** True when the policy can no longer be met (tasks cancelled). */
+  /** True when the policy can no longer be met (tasks cancelled) or the call timed out. */
   cancelled: boolean;
+  /** True when `timeout` passed before the policy was met (the open tasks were cancelled). */
+  timedOut: boolean;
 }
 
 export interface WorkflowContext {
@@ -101,7 +108,10 @@ export interface WorkflowContext {
   saga(): Saga;
   /**
    * Creates ordinary inbox task(s) under the run's root instance and resolves
-   * when the policy is met; unfinished sibling tasks are then cancelled.
+   * when the policy is met; unfinished sibling tasks are then cancelled. With
+   * `timeout`, resolves with `timedOut: true` when it passes first (open tasks
+   * cancelled). It may also race other waits (Promise.race with ctx.sleep or
+   * ctx.waitForSignal): whichever completes first wins, on replay too.
    */
   humanTask(name: string, options: HumanTaskOptions): Promise<HumanTaskResult>;
   /** Starts a child run (exactly once) and resolves with its output; its failure rethrows. */

@@ -3,6 +3,7 @@ import { executeRun, type Outcome } from "../../../src/engine/durable/executor.t
 import { WorkflowRegistry } from "../../../src/engine/durable/registry.ts";
 import type { RunStore } from "../../../src/engine/durable/run-store-port.ts";
 import type { AnyWorkflowDefinition } from "../../../src/engine/durable/types.ts";
+import type { ContextOptions } from "../../../src/engine/durable/context.ts";
 
 export class Clock {
   constructor(public t = 1_700_000_000_000) {}
@@ -15,6 +16,8 @@ export class Clock {
 export class Harness {
   readonly registry: WorkflowRegistry;
   readonly outcomes: Outcome[] = [];
+  /** Extra context options (e.g. humanTasks: an inbox bridge). */
+  contextOptions: Partial<ContextOptions> = {};
   constructor(
     readonly store: RunStore,
     defs: AnyWorkflowDefinition[],
@@ -49,7 +52,12 @@ export class Harness {
             store: this.store,
             registry: this.registry,
             owner: this.owner,
-            contextOptions: { now: this.clock.now, inMemoryWaitMs: 0, inMemoryBackoffMs: 50 },
+            contextOptions: {
+              now: this.clock.now,
+              inMemoryWaitMs: 0,
+              inMemoryBackoffMs: 50,
+              ...this.contextOptions,
+            },
           }),
         );
       }
