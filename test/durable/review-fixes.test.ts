@@ -22,6 +22,7 @@ import {
 } from "../../src/engine/durable/human-task-bridge.ts";
 import { executeRun } from "../../src/engine/durable/executor.ts";
 import type { Run } from "../../src/domain/run.ts";
+import type { RunStore } from "../../src/engine/durable/run-store-port.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
 const T = "t1";
@@ -180,9 +181,8 @@ const signalRace = workflow("signal-race", async (ctx) => {
   return winner;
 });
 
-test("race of a signal wait against a timer: the signal that came first wins, on every replay (memory)", async () => {
-  const store = new MemoryRunStore();
-  const h = new Harness(store, [signalRace]);
+async function signalRaceOn(store: RunStore, clock = new Clock()) {
+  const h = new Harness(store, [signalRace], clock);
   await h.start("signal-race", null, "early");
   await h.start("signal-race", null, "late");
   assert.deepEqual(await h.drain(), ["waiting", "waiting"]);
@@ -203,6 +203,19 @@ test("race of a signal wait against a timer: the signal that came first wins, on
   assert.deepEqual((await h.drain()).sort(), ["completed", "completed"]);
   assert.equal((await store.getRun(T, "early"))!.output, "signal yes");
   assert.equal((await store.getRun(T, "late"))!.output, "timeout");
+}
+
+test("race of a signal wait against a timer: the signal that came first wins, on every replay (memory)", async () => {
+  await signalRaceOn(new MemoryRunStore());
+});
+
+test("race of a signal wait against a timer: the signal that came first wins, on every replay (SQLite)", async () => {
+  const env = await sqliteInbox();
+  try {
+    await signalRaceOn(env.runs, new Clock(Date.now()));
+  } finally {
+    await env.close();
+  }
 });
 
 const taskRace = workflow("task-race", async (ctx) => {
