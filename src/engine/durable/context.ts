@@ -148,6 +148,8 @@ export class RunContext implements WorkflowContext {
   }[] = [];
   private quiesceOn = true;
   private quiesceQueued = false;
+  /** A ctx call settled in the current macrotask: workflow code may still be reacting. */
+  private settledThisTick = false;
   private changeWaiters: (() => void)[] = [];
   /** Recorded completions waiting to be delivered, lowest seq first. */
   private readonly turns: { c: number; resolve: () => void }[] = [];
@@ -479,6 +481,10 @@ export class RunContext implements WorkflowContext {
     this.inflight.add(p);
     const done = () => {
       this.inflight.delete(p);
+      if (!this.settledThisTick) {
+        this.settledThisTick = true;
+        setImmediate(() => (this.settledThisTick = false));
+      }
       this.changed();
     };
     void p.then(done, done);
@@ -518,6 +524,9 @@ export class RunContext implements WorkflowContext {
     this.changeWaiters = [];
     for (const w of ws) w();
     if (this.parked.length === 0 || !this.quiesceOn || this.quiesceQueued) return;
+    // No ctx call settled in this macrotask: the microtasks of the last one that did
+    // have run, so workflow code has made every call it will make. Check at once.
+    if (!this.settledThisTick) return this.checkQuiescent();
     this.quiesceQueued = true;
     // After the microtasks: workflow code reacting to the last result has made its calls.
     setImmediate(() => {
@@ -733,6 +742,14 @@ export class RunContext implements WorkflowContext {
           deadline,
         });
       });
+      // The tasks were just created; a completion since then sends the wake-up
+      // signal, which makes the suspension wake at once.
+      const d = this.history.get(seq)!.data as { instanceId: string; deadline: number | null };
+      if (d.deadline === null || d.deadline > this.options.now()) {
+        const recheck = this.options.now() + this.options.recheckMs;
+        const wakeAt = d.deadline === null ? recheck : Math.min(recheck, d.deadline);
+        return this.park(wakeAt, [taskSignal(d.instanceId)]);
+      }
     } else {
       const done = this.lastRef(seq);
       if (done !== undefined) {
