@@ -190,7 +190,13 @@ test("leave-approval: the withdrawal window survives a restart of the engine on 
         assert.ok(i < 200, `never reached the wait: ${h.join(", ")}`);
         await sleep(25);
       }
-      assert.equal((await first.call("emma", "GET", `/v1/runs/${runId}`)).status, "waiting");
+      // Recorded wait first, suspension a moment later: poll the status (bounded).
+      let status = (await first.call("emma", "GET", `/v1/runs/${runId}`)).status;
+      for (let i = 0; status !== "waiting" && i < 200; i++) {
+        await sleep(25);
+        status = (await first.call("emma", "GET", `/v1/runs/${runId}`)).status;
+      }
+      assert.equal(status, "waiting");
     } finally {
       await first.close();
     }

@@ -57,7 +57,13 @@ test("order-saga: a warehouse member approves over REST; the order ships; a retr
     assert.deepEqual(task.assignee, { kind: "group", id: "warehouse" });
     assert.equal(task.status, "open");
     assert.equal(task.assignedBy, SHOP);
-    const run = await app.call(SHOP, "GET", `/v1/runs/${runId}`);
+    // The task is visible as soon as its insert commits; the run records the wait and
+    // suspends a moment later, so its status is polled (bounded) rather than read once.
+    let run = await app.call(SHOP, "GET", `/v1/runs/${runId}`);
+    for (let i = 0; run.status !== "waiting" && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      run = await app.call(SHOP, "GET", `/v1/runs/${runId}`);
+    }
     assert.equal(run.status, "waiting");
     assert.equal(task.rootInstanceId, run.rootInstanceId);
     // Only warehouse members may claim it.
