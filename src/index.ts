@@ -32,32 +32,8 @@ export type {
   StartResult,
 } from "./engine/human-task-api.ts";
 
-// Durable execution (DESIGN §7).
-export {
-  workflow,
-  CancelledFailure,
-  NonDeterminismError,
-  NonRetryableError,
-  StepFailedError,
-  StepTimeoutError,
-  ChildFailedError,
-} from "./workflow.ts";
-export type {
-  HumanTaskOptions,
-  HumanTaskResult,
-  RetryPolicy,
-  Saga,
-  StepFn,
-  StepInput,
-  StepOptions,
-  TaskCompletion,
-  TaskPolicy,
-  WorkflowContext,
-  WorkflowDefinition,
-  WorkflowFailure,
-  WorkflowFn,
-  WorkflowOptions,
-} from "./workflow.ts";
+// Durable execution (DESIGN §7): workflow() and its public types and failure classes.
+export * from "./workflow.ts";
 export { createDurable, startWorker, type Durable, type DurableOptions } from "./create-durable.ts";
 export { WorkflowRegistry } from "./engine/durable/registry.ts";
 export { DurableRuns, type RunPage, type StartRunRequest } from "./engine/durable/runs-api.ts";
