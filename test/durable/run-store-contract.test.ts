@@ -317,6 +317,52 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       }
     });
 
+    t(
+      "finish with extras writes the tail events with the outcome, all or nothing",
+      async ({ runs, store }) => {
+        const { run } = await runs.createRun(newRun("r1"));
+        await runs.createRun(newRun("r2"));
+        await runs.claimRuns("w1", NOW, NOW + 5_000, 2);
+        const l1: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        const l2: Lease = { tenantId: T, runId: "r2", owner: "w1" };
+        const extras = (events: RunEvent[]) => ({
+          rootInstanceId: run.rootInstanceId,
+          parentRunId: null,
+          events,
+        });
+        assert.equal(await runs.appendEvent(l1, ev(0)), true);
+        assert.equal(
+          await runs.finish(l1, "completed", "out", null, NOW + 5, extras([ev(1), ev(2)])),
+          true,
+        );
+        assert.deepEqual(
+          (await runs.loadHistory(T, "r1", 0)).map((e) => [e.seq, e.name, e.data]),
+          [
+            [0, "s0", { result: 0 }],
+            [1, "s1", { result: 1 }],
+            [2, "s2", { result: 2 }],
+          ],
+        );
+        assert.equal((await runs.getRun(T, "r1"))!.status, "completed");
+        if (store && sql) {
+          const inst = await store.getInstance(T, run.rootInstanceId!);
+          assert.deepEqual([inst!.status, inst!.processState], ["completed", "closed"]);
+        }
+        // A seq already taken fences the whole finish: no event, no outcome.
+        assert.equal(await runs.appendEvent(l2, ev(1)), true);
+        const r2root = (await runs.getRun(T, "r2"))!.rootInstanceId;
+        const x2 = { rootInstanceId: r2root, parentRunId: null, events: [ev(2), ev(1, "other")] };
+        assert.equal(await runs.finish(l2, "completed", "out", null, NOW + 6, x2), false);
+        assert.equal((await runs.loadHistory(T, "r2", 0)).length, 1);
+        assert.equal((await runs.getRun(T, "r2"))!.status, "running");
+        // Without the lease: nothing either.
+        const stolen: Lease = { ...l2, owner: "w2" };
+        const x3 = { rootInstanceId: r2root, parentRunId: null, events: [ev(5)] };
+        assert.equal(await runs.finish(stolen, "completed", "out", null, NOW + 7, x3), false);
+        assert.equal((await runs.loadHistory(T, "r2", 0)).length, 1);
+      },
+    );
+
     t("continueAsNew drops the old generation's history and keeps the lease", async ({ runs }) => {
       await runs.createRun(newRun("r1"));
       await runs.claimRuns("w1", NOW, NOW + 5_000, 1);

@@ -132,6 +132,17 @@ export class RunContext implements WorkflowContext {
   private highSeq: number;
   private readonly patches = new Map<string, boolean>();
   private readonly writes = new Set<Promise<unknown>>();
+  /**
+   * Completions of steps that succeeded, not yet written. A step's result is
+   * handed to the workflow code at once, and recorded before the run's next
+   * durable action: the next step's attempt, any other ctx call's live work,
+   * a suspension — or, for the last steps, in the same write as the run's
+   * outcome (RunStore.finish). Workflow code between two ctx calls is
+   * deterministic and has no effects, so nothing outside the run can observe
+   * the difference; it saves one commit per workflow (the last step's).
+   */
+  private readonly tail: RunEvent[] = [];
+  private flushing: Promise<void> | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly cancelWaiters = new Set<() => void>();
   readonly compensations: Compensation[] = [];
@@ -219,6 +230,37 @@ export class RunContext implements WorkflowContext {
     while (this.writes.size > 0 || this.inflight.size > this.parked.length) {
       await new Promise<void>((r) => this.changeWaiters.push(r));
     }
+  }
+
+  /**
+   * Writes the deferred step completions (see `tail`); rejects with LeaseLost
+   * when fenced. Concurrent callers share one write.
+   */
+  flushTail(): Promise<void> {
+    if (this.tail.length === 0) return this.flushing ?? Promise.resolve();
+    const events = this.tail.splice(0);
+    const before = this.flushing ?? Promise.resolve();
+    const p = before.then(async () => {
+      for (const ev of events) {
+        if (!(await this.store.appendEvent(this.lease, ev))) throw this.halt(new LeaseLost());
+      }
+    });
+    this.flushing = p;
+    const clear = () => {
+      if (this.flushing === p) this.flushing = undefined;
+    };
+    p.then(clear, clear);
+    return p;
+  }
+
+  /** The deferred completions, handed to RunStore.finish to write with the outcome. */
+  takeTail(): RunEvent[] {
+    return this.tail.splice(0);
+  }
+
+  /** Before anything durable: the deferred completions first. */
+  private durable(): Promise<void> | undefined {
+    return this.tail.length > 0 || this.flushing !== undefined ? this.flushTail() : undefined;
   }
 
   /** The workflow function settled: parked waits no longer suspend the run. */
@@ -408,6 +450,7 @@ export class RunContext implements WorkflowContext {
     data: unknown,
   ): Promise<void> {
     const ev: RunEvent = { seq, type, name, at: this.options.now(), data };
+    await this.durable();
     const ok = await this.store.appendEvent(this.lease, ev);
     if (!ok) throw this.halt(new LeaseLost());
     this.remember(ev);
@@ -583,6 +626,7 @@ export class RunContext implements WorkflowContext {
   private live<T>(check: () => Promise<T>): Promise<T> {
     const run = this.lane
       .then(() => this.turn(Infinity))
+      .then(() => this.durable())
       .then(() => {
         this.checkHalt();
         return check();
@@ -875,6 +919,8 @@ export class RunContext implements WorkflowContext {
     const policy = { ...DEFAULT_RETRY, ...this.wfOptions.retry, ...options.retry };
     const timeoutMs = options.timeout === undefined ? null : toMs(options.timeout);
     const idempotencyKey = `${this.runId}:${seq}`;
+    const flushed = this.durable();
+    if (flushed !== undefined) await flushed;
     for (; ; attempt++) {
       const at = () => (isCall ? seq : this.completionSeq());
       const extra = (d: object) => (isCall ? d : { ...d, ref: seq });
@@ -906,7 +952,15 @@ export class RunContext implements WorkflowContext {
       }
       this.checkHalt();
       const value = toJson(result) as T;
-      await this.append(at(), "step", name, extra({ result: value }));
+      const ev: RunEvent = {
+        seq: at(),
+        type: "step",
+        name,
+        at: this.options.now(),
+        data: extra({ result: value }),
+      };
+      this.remember(ev);
+      this.tail.push(ev);
       return value;
     }
   }

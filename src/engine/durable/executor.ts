@@ -21,7 +21,7 @@ import {
   type ContextOptions,
 } from "./context.ts";
 import type { WorkflowRegistry } from "./registry.ts";
-import type { Lease, RunStore } from "./run-store-port.ts";
+import type { FinishExtras, Lease, RunStore } from "./run-store-port.ts";
 
 export type Outcome = "completed" | "failed" | "cancelled" | "waiting" | "lost" | "unknown";
 
@@ -79,9 +79,22 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
       }
       await ctx.settle();
 
-      const halt = ctx.halted;
+      let halt = ctx.halted;
+      if (halt !== undefined && !(halt instanceof LeaseLost)) {
+        // Parking or moving on: the deferred step completions are written first.
+        try {
+          await ctx.flushTail();
+        } catch {
+          halt = ctx.halted;
+        }
+      }
       const now = options.now();
       if (halt instanceof LeaseLost) return "lost";
+      const extras = (): FinishExtras => ({
+        rootInstanceId: current.rootInstanceId,
+        parentRunId: current.parentRunId,
+        events: ctx.takeTail(),
+      });
       if (halt instanceof NonDeterminismError) {
         // Blocked, not failed (as Temporal does): the history is intact, so deploying
         // fixed code resumes the run. No compensation; retried after a backoff.
@@ -109,7 +122,8 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
         return r === "lost" ? "lost" : "waiting";
       }
       if (!failed) {
-        return (await store.finish(lease, "completed", output, null, now)) ? "completed" : "lost";
+        const ok = await store.finish(lease, "completed", output, null, now, extras());
+        return ok ? "completed" : "lost";
       }
       const failure = toFailure(error);
       if (compensationFailures.length > 0) {
@@ -118,7 +132,7 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
           compensationFailures.map((f) => `${f.name}: ${f.message}`).join("; ");
       }
       const status = error instanceof CancelledFailure ? "cancelled" : "failed";
-      return (await store.finish(lease, status, null, failure, now)) ? status : "lost";
+      return (await store.finish(lease, status, null, failure, now, extras())) ? status : "lost";
     }
   } finally {
     deps.onContext?.(undefined);

@@ -55,6 +55,18 @@ export interface HeldRun {
 
 export type SuspendResult = "suspended" | "wakeNow" | "lost";
 
+/**
+ * What the executor already knows when a run ends, so the store can finish it
+ * in one round trip: the run's root instance and parent never change, and the
+ * last steps' completion events (written with the outcome, atomically — see
+ * RunContext's tail) are appended by the same write.
+ */
+export interface FinishExtras {
+  rootInstanceId: string | null;
+  parentRunId: string | null;
+  events: readonly RunEvent[];
+}
+
 export interface RunStore {
   /** Inserts the run (and its root instance) unless (tenant, id) exists; idempotent start. */
   createRun(r: NewRun): Promise<{ run: Run; created: boolean }>;
@@ -111,13 +123,17 @@ export interface RunStore {
     now: number,
     blocked?: WorkflowFailure,
   ): Promise<SuspendResult>;
-  /** Terminal status with output or error; false when fenced. */
+  /**
+   * Terminal status with output or error, and the extras' events, atomically;
+   * false when fenced (lease lost, or an event's seq already taken).
+   */
   finish(
     lease: Lease,
     status: "completed" | "failed" | "cancelled",
     output: unknown,
     error: WorkflowFailure | null,
     now: number,
+    extras?: FinishExtras,
   ): Promise<boolean>;
   /**
    * Starts the next generation: input replaced, generation + 1, history from

@@ -4,6 +4,7 @@
  */
 import { isTerminal, type Run, type RunEvent, type RunSignal } from "../../../src/domain/run.ts";
 import type {
+  FinishExtras,
   HeldRun,
   Lease,
   NewRun,
@@ -200,10 +201,14 @@ export class MemoryRunStore implements RunStore {
     output: unknown,
     error: WorkflowFailure | null,
     now: number,
+    extras?: FinishExtras,
   ): Promise<boolean> {
     this.calls++;
     const r = this.held(lease);
     if (!r) return Promise.resolve(false);
+    const m = this.events.get(key(lease.tenantId, lease.runId))!;
+    if (extras?.events.some((e) => m.has(e.seq))) return Promise.resolve(false);
+    for (const e of extras?.events ?? []) m.set(e.seq, clone(e));
     r.status = status;
     r.output = clone(output ?? null);
     r.error = clone(error);

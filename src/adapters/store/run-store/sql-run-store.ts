@@ -9,7 +9,7 @@
  * … FROM runs WHERE <lease>`, so an append by a worker that lost its lease
  * inserts nothing, and the primary key refuses a seq that is already taken.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from "kysely";
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { newId } from "../../../domain/ids.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/limits.ts";
 import type { Instance } from "../../../domain/instance.ts";
@@ -23,6 +23,7 @@ import {
 } from "../../../domain/run.ts";
 import type { WorkflowFailure } from "../../../domain/workflow-failure.ts";
 import type {
+  FinishExtras,
   HeldRun,
   Lease,
   NewRun,
@@ -35,11 +36,19 @@ import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { lit } from "../sql-reads.ts";
 import { SqlStoreTx } from "../sql-store-tx.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
+import {
+  completeTree,
+  insertEvent,
+  pgFinishRun,
+  pgStartRun,
+  RUNS_CHANNEL,
+  type EventRow,
+} from "./run-statements.ts";
 
 type DB = StoreSchema & RunSchema;
 
 /** The PostgreSQL channel a run store notifies when a run becomes runnable. */
-export const RUNS_CHANNEL = "taskflow_runs";
+export { RUNS_CHANNEL };
 
 /** Thrown inside a transaction to roll it back when a conditional write lost. */
 class Fenced extends Error {}
@@ -48,6 +57,13 @@ const num = (v: number | string): number => Number(v);
 const nnum = (v: number | string | null): number | null => (v === null ? null : Number(v));
 const toText = (v: unknown): string => JSON.stringify(v === undefined ? null : v);
 const fromText = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
+const eventRow = (e: RunEvent): EventRow => ({
+  seq: e.seq,
+  type: e.type,
+  name: e.name,
+  at: e.at,
+  data: e.data === undefined || e.data === null ? null : JSON.stringify(e.data),
+});
 
 export function runFromRow(r: Selectable<RunsTable>): Run {
   return {
@@ -115,11 +131,16 @@ export class SqlRunStore implements RunStore {
   // ---- runs -------------------------------------------------------------------
 
   async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
+    const instanceId = newId(r.now);
+    const definitionId = this.definitionIds.get(`${r.tenantId}\u0000${r.workflow}`);
+    if (this.pg && definitionId !== undefined && (r.parentRunId === null || r.startedBy !== "")) {
+      // No lookup first even for a caller's id: a duplicate fails the one statement.
+      return this.pgCreateRun(r, instanceId, definitionId);
+    }
     if (r.idGenerated !== true) {
       const existing = await this.getRun(r.tenantId, r.id);
       if (existing) return { run: existing, created: false };
     }
-    const instanceId = newId(r.now);
     const row = {
       tenant_id: r.tenantId,
       id: r.id,
@@ -159,8 +180,8 @@ export class SqlRunStore implements RunStore {
           startedBy = parent?.started_by ?? `run:${r.parentRunId}`.slice(0, 128);
         }
         const defKey = `${r.tenantId}\u0000${r.workflow}`;
-        let definitionId = this.definitionIds.get(defKey);
-        if (definitionId === undefined) {
+        let defId = definitionId;
+        if (defId === undefined) {
           const def = await htx.ensureDefinition({
             id: newId(r.now),
             tenantId: r.tenantId,
@@ -168,13 +189,13 @@ export class SqlRunStore implements RunStore {
             name: r.workflow,
             createdAt: r.now,
           });
-          definitionId = def.id;
+          defId = def.id;
         }
         const root: Instance = {
           id: instanceId,
           tenantId: r.tenantId,
           kind: "process",
-          definitionId,
+          definitionId: defId,
           definitionKey: r.workflow,
           parentInstanceId: null,
           rootInstanceId: instanceId,
@@ -191,7 +212,7 @@ export class SqlRunStore implements RunStore {
         await htx.insertInstance(root);
         await trx.insertInto("runs").values(row).execute();
         if (!r.leaseTo) await this.notify(trx);
-        this.definitionIds.set(defKey, definitionId);
+        this.definitionIds.set(defKey, defId);
       });
     } catch (e) {
       if (!isDuplicateKey(e)) throw e;
@@ -200,6 +221,58 @@ export class SqlRunStore implements RunStore {
       return { run: winner, created: false };
     }
     return { run: runFromRow(row), created: true };
+  }
+
+  private async pgCreateRun(
+    r: NewRun,
+    instanceId: string,
+    definitionId: string,
+  ): Promise<{ run: Run; created: boolean }> {
+    const run: Run = {
+      tenantId: r.tenantId,
+      id: r.id,
+      workflow: r.workflow,
+      status: r.leaseTo ? "running" : "pending",
+      input: JSON.parse(toText(r.input)),
+      output: null,
+      error: null,
+      rootInstanceId: instanceId,
+      parentRunId: r.parentRunId,
+      createdAt: r.now,
+      updatedAt: r.now,
+      wakeAt: r.leaseTo ? r.leaseTo.until : r.now,
+      leaseOwner: r.leaseTo?.owner ?? null,
+      leaseUntil: r.leaseTo?.until ?? null,
+      cancelRequested: false,
+      generation: 0,
+      firstSeq: 0,
+    };
+    const q = pgStartRun({
+      tenantId: r.tenantId,
+      runId: r.id,
+      workflow: r.workflow,
+      instanceId,
+      definitionId,
+      startedBy: r.startedBy,
+      vars: JSON.stringify({ runId: r.id }),
+      input: toText(r.input),
+      status: run.status,
+      parentRunId: r.parentRunId,
+      now: r.now,
+      wakeAt: run.wakeAt!,
+      leaseOwner: run.leaseOwner,
+      leaseUntil: run.leaseUntil,
+      notify: !r.leaseTo,
+    });
+    try {
+      await this.db.executeQuery(q);
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+      const winner = await this.getRun(r.tenantId, r.id);
+      if (!winner) throw e;
+      return { run: winner, created: false };
+    }
+    return { run, created: true };
   }
 
   async getRun(tenantId: string, id: string): Promise<Run | undefined> {
@@ -335,20 +408,10 @@ export class SqlRunStore implements RunStore {
 
   // ---- history ---------------------------------------------------------------------
 
-  /** `INSERT … SELECT … FROM runs WHERE <lease held>`: inserts nothing without the lease. */
+  /** Inserts nothing without the lease; false when fenced (see run-statements.ts). */
   private async insertEvent(db: Kysely<DB>, lease: Lease, ev: RunEvent): Promise<boolean> {
-    const cast = (v: unknown, type: string): RawBuilder<unknown> =>
-      this.pg ? sql`cast(${v} as ${sql.raw(type)})` : sql`${v}`;
-    const data = ev.data === undefined || ev.data === null ? null : JSON.stringify(ev.data);
     try {
-      const res = await sql`
-        insert into run_events (tenant_id, run_id, seq, type, name, at, data)
-        select ${cast(lease.tenantId, "varchar")}, ${cast(lease.runId, "varchar")},
-               ${cast(ev.seq, "bigint")}, ${cast(ev.type, "varchar")}, ${cast(ev.name, "varchar")},
-               ${cast(ev.at, "bigint")}, ${cast(data, "text")}
-        from runs
-        where tenant_id = ${lease.tenantId} and id = ${lease.runId}
-          and lease_owner = ${lease.owner} and status = 'running'`.execute(db);
+      const res = await db.executeQuery(insertEvent(this.parts.name, lease, eventRow(ev)));
       return Number(res.numAffectedRows ?? 0n) === 1;
     } catch (e) {
       if (isDuplicateKey(e)) return false;
@@ -482,13 +545,39 @@ export class SqlRunStore implements RunStore {
     output: unknown,
     error: WorkflowFailure | null,
     now: number,
+    extras?: FinishExtras,
   ): Promise<boolean> {
+    const outputText = output === undefined || output === null ? null : toText(output);
+    const errorText = error === null ? null : toText(error);
+    if (this.pg) {
+      try {
+        const res = await this.db.executeQuery(
+          pgFinishRun({
+            lease,
+            status,
+            output: outputText,
+            error: errorText,
+            now,
+            events: (extras?.events ?? []).map(eventRow),
+            signalId: newId(now),
+          }),
+        );
+        return res.rows.length === 1;
+      } catch (e) {
+        if (isDuplicateKey(e)) return false;
+        throw e;
+      }
+    }
     const ok = await this.tx(async (trx) => {
+      // Events first: their insert is fenced by the lease that the UPDATE clears.
+      for (const ev of extras?.events ?? []) {
+        if (!(await this.insertEvent(trx, lease, ev))) throw new Fenced();
+      }
       const res = await this.held(trx, lease)
         .set({
           status,
-          output: output === undefined || output === null ? null : toText(output),
-          error: error === null ? null : toText(error),
+          output: outputText,
+          error: errorText,
           wake_at: null,
           lease_owner: null,
           lease_until: null,
@@ -497,23 +586,24 @@ export class SqlRunStore implements RunStore {
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
       // The run's root instance closes with it (the starter's process list).
-      const root = await trx
-        .selectFrom("runs")
-        .select(["root_instance_id", "parent_run_id"])
-        .where("tenant_id", "=", lease.tenantId)
-        .where("id", "=", lease.runId)
-        .executeTakeFirst();
-      if (root?.root_instance_id) {
-        const htx = new SqlStoreTx(trx, this.parts);
-        await htx.completeTree(lease.tenantId, root.root_instance_id, now);
+      const root =
+        extras ??
+        (await trx
+          .selectFrom("runs")
+          .select(["root_instance_id as rootInstanceId", "parent_run_id as parentRunId"])
+          .where("tenant_id", "=", lease.tenantId)
+          .where("id", "=", lease.runId)
+          .executeTakeFirst());
+      if (root?.rootInstanceId) {
+        await trx.executeQuery(completeTree(lease.tenantId, root.rootInstanceId, now));
       }
-      if (root?.parent_run_id) {
+      if (root?.parentRunId) {
         // Wake the parent waiting in ctx.child, atomically with this outcome.
         await trx
           .insertInto("run_signals")
           .values({
             tenant_id: lease.tenantId,
-            run_id: root.parent_run_id,
+            run_id: root.parentRunId,
             id: newId(now),
             name: `__child:${lease.runId}`,
             payload: "null",
@@ -521,7 +611,7 @@ export class SqlRunStore implements RunStore {
             consumed_seq: null,
           })
           .execute();
-        await this.wake(trx, lease.tenantId, root.parent_run_id, now);
+        await this.wake(trx, lease.tenantId, root.parentRunId, now);
       }
       return true;
     });
