@@ -106,6 +106,48 @@ export interface StartRow {
   notify: boolean;
 }
 
+const INSERT_INSTANCE = `insert into instances (tenant_id, id, kind, definition_id,
+    definition_key, parent_instance_id, root_instance_id, status, process_state, vars,
+    started_by, created_at, completed_at, on_all_completed, joined_at)
+  values (?, ?, 'process', ?, ?, null, ?, 'running', 'open', ?, ?, ?, null, null, null)`;
+const INSERT_RUN = `insert into runs (tenant_id, id, workflow, status, input, output, error,
+    root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
+    lease_until, cancel_requested, generation, first_seq)
+  values (?, ?, ?, ?, ?, null, null, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`;
+
+const instanceParams = (s: StartRow) => [
+  s.tenantId,
+  s.instanceId,
+  s.definitionId,
+  s.workflow,
+  s.instanceId,
+  s.vars,
+  s.startedBy,
+  s.now,
+];
+const runParams = (s: StartRow) => [
+  s.tenantId,
+  s.runId,
+  s.workflow,
+  s.status,
+  s.input,
+  s.instanceId,
+  s.parentRunId,
+  s.now,
+  s.now,
+  s.wakeAt,
+  s.leaseOwner,
+  s.leaseUntil,
+];
+
+/** MariaDB / SQLite: the run's root instance, then the run, in the caller's transaction. */
+export function startRun(s: StartRow): CompiledQuery[] {
+  return [
+    CompiledQuery.raw(INSERT_INSTANCE, instanceParams(s)),
+    CompiledQuery.raw(INSERT_RUN, runParams(s)),
+  ];
+}
+
 /**
  * PostgreSQL: a run and its root instance in one statement (it was BEGIN,
  * two INSERTs, COMMIT), with the NOTIFY that wakes idle workers when the run
@@ -113,40 +155,21 @@ export interface StartRow {
  * statement (unique violation), instance included.
  */
 export function pgStartRun(s: StartRow): CompiledQuery {
-  const instance = `insert into instances (tenant_id, id, kind, definition_id, definition_key,
-      parent_instance_id, root_instance_id, status, process_state, vars, started_by,
-      created_at, completed_at, on_all_completed, joined_at)
-    values (?, ?, 'process', ?, ?, null, ?, 'running', 'open', ?, ?, ?, null, null, null)`;
-  const run = `insert into runs (tenant_id, id, workflow, status, input, output, error,
-      root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
-      lease_until, cancel_requested, generation, first_seq)
-    values (?, ?, ?, ?, ?, null, null, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`;
   const text = s.notify
-    ? `with i as (${instance}), r as (${run} returning 1)
+    ? `with i as (${INSERT_INSTANCE}), r as (${INSERT_RUN} returning 1)
        select pg_notify('${RUNS_CHANNEL}', '') from r`
-    : `with i as (${instance}) ${run}`;
-  return CompiledQuery.raw(numbered(text), [
-    s.tenantId,
-    s.instanceId,
-    s.definitionId,
-    s.workflow,
-    s.instanceId,
-    s.vars,
-    s.startedBy,
-    s.now,
-    s.tenantId,
-    s.runId,
-    s.workflow,
-    s.status,
-    s.input,
-    s.instanceId,
-    s.parentRunId,
-    s.now,
-    s.now,
-    s.wakeAt,
-    s.leaseOwner,
-    s.leaseUntil,
-  ]);
+    : `with i as (${INSERT_INSTANCE}) ${INSERT_RUN}`;
+  return CompiledQuery.raw(numbered(text), [...instanceParams(s), ...runParams(s)]);
+}
+
+/** MariaDB / SQLite: the fenced outcome update (tail events go first, see SqlRunStore.finish). */
+export function finishRun(f: FinishRow): CompiledQuery {
+  return CompiledQuery.raw(
+    `update runs set status = ?, output = ?, error = ?, wake_at = null, lease_owner = null,
+       lease_until = null, updated_at = ?
+     where tenant_id = ? and id = ? and lease_owner = ? and status = 'running'`,
+    [f.status, f.output, f.error, f.now, f.lease.tenantId, f.lease.runId, f.lease.owner],
+  );
 }
 
 export interface FinishRow {

@@ -12,7 +12,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { newId } from "../../../domain/ids.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/limits.ts";
-import type { Instance } from "../../../domain/instance.ts";
 import {
   isTerminal,
   type Run,
@@ -38,11 +37,15 @@ import { SqlStoreTx } from "../sql-store-tx.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
 import {
   completeTree,
+  finishRun,
   insertEvent,
   pgFinishRun,
   pgStartRun,
   RUNS_CHANNEL,
+  startRun,
   type EventRow,
+  type FinishRow,
+  type StartRow,
 } from "./run-statements.ts";
 
 type DB = StoreSchema & RunSchema;
@@ -131,103 +134,10 @@ export class SqlRunStore implements RunStore {
   // ---- runs -------------------------------------------------------------------
 
   async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
+    const definitionId = await this.definitionId(r);
+    const startedBy =
+      r.parentRunId !== null && r.startedBy === "" ? await this.parentStarter(r) : r.startedBy;
     const instanceId = newId(r.now);
-    const definitionId = this.definitionIds.get(`${r.tenantId}\u0000${r.workflow}`);
-    if (this.pg && definitionId !== undefined && (r.parentRunId === null || r.startedBy !== "")) {
-      // No lookup first even for a caller's id: a duplicate fails the one statement.
-      return this.pgCreateRun(r, instanceId, definitionId);
-    }
-    if (r.idGenerated !== true) {
-      const existing = await this.getRun(r.tenantId, r.id);
-      if (existing) return { run: existing, created: false };
-    }
-    const row = {
-      tenant_id: r.tenantId,
-      id: r.id,
-      workflow: r.workflow,
-      status: r.leaseTo ? "running" : "pending",
-      input: toText(r.input),
-      output: null,
-      error: null,
-      root_instance_id: instanceId,
-      parent_run_id: r.parentRunId,
-      created_at: r.now,
-      updated_at: r.now,
-      wake_at: r.leaseTo ? r.leaseTo.until : r.now,
-      lease_owner: r.leaseTo?.owner ?? null,
-      lease_until: r.leaseTo?.until ?? null,
-      cancel_requested: 0,
-      generation: 0,
-      first_seq: 0,
-    };
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        const htx = new SqlStoreTx(trx, this.parts);
-        let startedBy = r.startedBy;
-        if (r.parentRunId !== null && startedBy === "") {
-          // A child run's process belongs to whoever started the parent.
-          const parent = await trx
-            .selectFrom("runs")
-            .innerJoin("instances", (j) =>
-              j
-                .onRef("instances.tenant_id", "=", "runs.tenant_id")
-                .onRef("instances.id", "=", "runs.root_instance_id"),
-            )
-            .select("instances.started_by")
-            .where("runs.tenant_id", "=", r.tenantId)
-            .where("runs.id", "=", r.parentRunId)
-            .executeTakeFirst();
-          startedBy = parent?.started_by ?? `run:${r.parentRunId}`.slice(0, 128);
-        }
-        const defKey = `${r.tenantId}\u0000${r.workflow}`;
-        let defId = definitionId;
-        if (defId === undefined) {
-          const def = await htx.ensureDefinition({
-            id: newId(r.now),
-            tenantId: r.tenantId,
-            key: r.workflow,
-            name: r.workflow,
-            createdAt: r.now,
-          });
-          defId = def.id;
-        }
-        const root: Instance = {
-          id: instanceId,
-          tenantId: r.tenantId,
-          kind: "process",
-          definitionId: defId,
-          definitionKey: r.workflow,
-          parentInstanceId: null,
-          rootInstanceId: instanceId,
-          status: "running",
-          // A run is under way from the start: "open" in the starter's process list.
-          processState: "open",
-          vars: { runId: r.id },
-          startedBy,
-          createdAt: r.now,
-          completedAt: null,
-          onAllCompleted: null,
-          joinedAt: null,
-        };
-        await htx.insertInstance(root);
-        await trx.insertInto("runs").values(row).execute();
-        if (!r.leaseTo) await this.notify(trx);
-        this.definitionIds.set(defKey, defId);
-      });
-    } catch (e) {
-      if (!isDuplicateKey(e)) throw e;
-      const winner = await this.getRun(r.tenantId, r.id);
-      if (!winner) throw e;
-      return { run: winner, created: false };
-    }
-    return { run: runFromRow(row), created: true };
-  }
-
-  private async pgCreateRun(
-    r: NewRun,
-    instanceId: string,
-    definitionId: string,
-  ): Promise<{ run: Run; created: boolean }> {
     const run: Run = {
       tenantId: r.tenantId,
       id: r.id,
@@ -247,13 +157,14 @@ export class SqlRunStore implements RunStore {
       generation: 0,
       firstSeq: 0,
     };
-    const q = pgStartRun({
+    const row: StartRow = {
       tenantId: r.tenantId,
       runId: r.id,
       workflow: r.workflow,
       instanceId,
       definitionId,
-      startedBy: r.startedBy,
+      startedBy,
+      // A run's root instance points back at it (process list, inbox).
       vars: JSON.stringify({ runId: r.id }),
       input: toText(r.input),
       status: run.status,
@@ -263,9 +174,15 @@ export class SqlRunStore implements RunStore {
       leaseOwner: run.leaseOwner,
       leaseUntil: run.leaseUntil,
       notify: !r.leaseTo,
-    });
+    };
     try {
-      await this.db.executeQuery(q);
+      // No lookup first, even for a caller's id: a duplicate fails the insert as a whole.
+      if (this.pg) await this.db.executeQuery(pgStartRun(row));
+      else {
+        await this.db.transaction().execute(async (trx) => {
+          for (const q of startRun(row)) await trx.executeQuery(q);
+        });
+      }
     } catch (e) {
       if (!isDuplicateKey(e)) throw e;
       const winner = await this.getRun(r.tenantId, r.id);
@@ -273,6 +190,40 @@ export class SqlRunStore implements RunStore {
       return { run: winner, created: false };
     }
     return { run, created: true };
+  }
+
+  /** The workflow's definition row (created on first use), cached: definitions are never deleted. */
+  private async definitionId(r: NewRun): Promise<string> {
+    const key = `${r.tenantId}\u0000${r.workflow}`;
+    const known = this.definitionIds.get(key);
+    if (known !== undefined) return known;
+    const def = await this.db.transaction().execute((trx) =>
+      new SqlStoreTx(trx, this.parts).ensureDefinition({
+        id: newId(r.now),
+        tenantId: r.tenantId,
+        key: r.workflow,
+        name: r.workflow,
+        createdAt: r.now,
+      }),
+    );
+    this.definitionIds.set(key, def.id);
+    return def.id;
+  }
+
+  /** A child run's process belongs to whoever started the parent. */
+  private async parentStarter(r: NewRun): Promise<string> {
+    const parent = await this.db
+      .selectFrom("runs")
+      .innerJoin("instances", (j) =>
+        j
+          .onRef("instances.tenant_id", "=", "runs.tenant_id")
+          .onRef("instances.id", "=", "runs.root_instance_id"),
+      )
+      .select("instances.started_by")
+      .where("runs.tenant_id", "=", r.tenantId)
+      .where("runs.id", "=", r.parentRunId!)
+      .executeTakeFirst();
+    return parent?.started_by ?? `run:${r.parentRunId}`.slice(0, 128);
   }
 
   async getRun(tenantId: string, id: string): Promise<Run | undefined> {
@@ -549,19 +500,18 @@ export class SqlRunStore implements RunStore {
   ): Promise<boolean> {
     const outputText = output === undefined || output === null ? null : toText(output);
     const errorText = error === null ? null : toText(error);
+    const row: FinishRow = {
+      lease,
+      status,
+      output: outputText,
+      error: errorText,
+      now,
+      events: (extras?.events ?? []).map(eventRow),
+      signalId: newId(now),
+    };
     if (this.pg) {
       try {
-        const res = await this.db.executeQuery(
-          pgFinishRun({
-            lease,
-            status,
-            output: outputText,
-            error: errorText,
-            now,
-            events: (extras?.events ?? []).map(eventRow),
-            signalId: newId(now),
-          }),
-        );
+        const res = await this.db.executeQuery(pgFinishRun(row));
         return res.rows.length === 1;
       } catch (e) {
         if (isDuplicateKey(e)) return false;
@@ -573,18 +523,8 @@ export class SqlRunStore implements RunStore {
       for (const ev of extras?.events ?? []) {
         if (!(await this.insertEvent(trx, lease, ev))) throw new Fenced();
       }
-      const res = await this.held(trx, lease)
-        .set({
-          status,
-          output: outputText,
-          error: errorText,
-          wake_at: null,
-          lease_owner: null,
-          lease_until: null,
-          updated_at: now,
-        })
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
+      const res = await trx.executeQuery(finishRun(row));
+      if (Number(res.numAffectedRows) !== 1) throw new Fenced();
       // The run's root instance closes with it (the starter's process list).
       const root =
         extras ??
