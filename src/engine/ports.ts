@@ -73,6 +73,53 @@ export interface StoreTx extends StoreReads {
   /** Reads and row-locks a task until the transaction ends. */
   lockTask(tenantId: string, id: string): Promise<Task | undefined>;
   /**
+   * Row-locks the root of a task's tree and reads the task with it, in one round
+   * trip where the dialect allows (two on MariaDB: root, then task). Only the
+   * root is certain to be locked; the task row may be read without a lock, so a
+   * write that depends on what was read must be conditional on it (see
+   * `completeTask`). Undefined when the task does not exist.
+   */
+  lockRootWithTask(
+    tenantId: string,
+    taskId: string,
+  ): Promise<{ root: Instance; task: Task } | undefined>;
+  /**
+   * Row-locks the root of an instance's tree for a new assignment under it and,
+   * if the root is running and its process state is `notStarted`, moves it to
+   * `open` — one round trip where the dialect has UPDATE … RETURNING. Returns the
+   * root as it is afterwards, or undefined when the instance does not exist. A
+   * completed root is returned unchanged (the caller refuses it).
+   */
+  lockRootForAssignment(tenantId: string, instanceId: string): Promise<Instance | undefined>;
+  /**
+   * Conditional write for a completion: applies `patch` only while the task's
+   * status is still `expect.status` and — when that is `claimed` — its claimer is
+   * still `expect.claimedBy`, i.e. while everything a completion check reads is
+   * unchanged. Undefined when the condition failed. With `count`, also the task
+   * counts of its instance after the write (in the same round trip on
+   * PostgreSQL), else `counts` is null.
+   */
+  completeTask(
+    tenantId: string,
+    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
+    patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">,
+    count: boolean,
+  ): Promise<{ counts: StatusCounts | null } | undefined>;
+  /**
+   * The referral has no open or claimed task left: marks it completed (no-op if
+   * it already is) and, if it carries an onAllCompleted, sets joined_at where it
+   * is null. Returns the referral afterwards and whether this caller set
+   * joined_at (true for exactly one caller, as `markJoined`); one round trip
+   * where the dialect has UPDATE … RETURNING. Undefined when it does not exist.
+   */
+  closeReferral(
+    tenantId: string,
+    referralId: string,
+    at: number,
+  ): Promise<{ referral: Instance; joined: boolean } | undefined>;
+  /** Inserts a referral and its tasks (one statement on PostgreSQL). */
+  insertReferral(referral: Instance, tasks: Task[]): Promise<void>;
+  /**
    * Conditional write: applies `patch` only while the task's status is one of
    * `from`. Returns whether a row changed — false means somebody else won.
    */
@@ -105,6 +152,12 @@ export interface Store extends StoreReads {
   /** Applies pending migrations; safe when several nodes call it at once. */
   migrate(): Promise<void>;
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn without BEGIN/COMMIT: each statement commits on its own. Only for a
+   * use case whose writes are one statement (a conditional write, one insert),
+   * where a transaction would only add two round trips.
+   */
+  autocommit<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

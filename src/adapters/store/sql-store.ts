@@ -62,6 +62,11 @@ export class SqlStore extends SqlReads implements Store {
     }
   }
 
+  /** No BEGIN/COMMIT: each statement runs on whichever pooled connection is free. */
+  autocommit<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return fn(new SqlStoreTx(this.db, this.parts));
+  }
+
   async close(): Promise<void> {
     await this.db.destroy();
   }

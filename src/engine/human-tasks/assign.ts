@@ -17,5 +17,5 @@ export async function assign(
   assertAssignee(deps.directory, req.assignee);
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();
-  return deps.store.transaction((tx) => performAssignment(tx, ctx, req, now));
+  return deps.store.transaction((tx) => performAssignment(tx, deps.definitions, ctx, req, now));
 }
