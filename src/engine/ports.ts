@@ -147,6 +147,17 @@ export interface StoreTx extends StoreReads {
   completeTree(tenantId: string, rootId: string, at: number): Promise<void>;
 }
 
+/** What `Store.assignUnderRoot` writes: a referral and its tasks, minus what the root decides. */
+export interface ReferralUnderRoot {
+  tenantId: string;
+  /** Any instance of the tree; the referral attaches to its root. */
+  parentInstanceId: string;
+  /** The referral's definition; null: the root's. */
+  definition: Pick<Definition, "id" | "key"> | null;
+  referral: Pick<Instance, "id" | "vars" | "startedBy" | "createdAt" | "onAllCompleted">;
+  tasks: Pick<Task, "id" | "assigneeKind" | "assigneeId">[];
+}
+
 export interface Store extends StoreReads {
   readonly dialect: "sqlite" | "postgres" | "mysql";
   /** Applies pending migrations; safe when several nodes call it at once. */
@@ -158,6 +169,17 @@ export interface Store extends StoreReads {
    * where a transaction would only add two round trips.
    */
   autocommit<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * An assignment under an existing tree as one atomic write: row-locks the root
+   * of `parentInstanceId`'s tree and, only if it is running, moves its process
+   * state from `notStarted` to `open` and inserts the referral (parent and root:
+   * that root; status running) with one open task per entry of `tasks` (assigned
+   * by the referral's `startedBy`). Returns the root as it is afterwards, or
+   * undefined — having written nothing — when the instance does not exist or its
+   * root is completed. One autocommit statement on PostgreSQL; a transaction
+   * elsewhere.
+   */
+  assignUnderRoot(a: ReferralUnderRoot): Promise<Instance | undefined>;
   close(): Promise<void>;
 }
 

@@ -287,7 +287,7 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
     if (!referral) return undefined;
     const joined =
       referral.onAllCompleted !== null && (await this.markJoined(tenantId, referralId, at));
-    return { referral, joined };
+    return { referral: joined ? { ...referral, joinedAt: at } : referral, joined };
   }
 
   /** PostgreSQL: `WITH i AS (INSERT INTO instances …) INSERT INTO tasks …`, one round trip. */
