@@ -44,6 +44,11 @@ export interface StoreReads {
   /** Instances whose parent is `parentId`, in id order. */
   listChildren(tenantId: string, parentId: string): Promise<Instance[]>;
   getTask(tenantId: string, id: string): Promise<Task | undefined>;
+  /** A task and the instance (referral) it belongs to, in one read. */
+  getTaskWithInstance(
+    tenantId: string,
+    taskId: string,
+  ): Promise<{ task: Task; instance: Instance } | undefined>;
   /** Tasks of one instance (referral), in id order. */
   listTasksOfInstance(tenantId: string, instanceId: string): Promise<Task[]>;
   countTasksByStatus(tenantId: string, instanceId: string): Promise<StatusCounts>;
@@ -158,6 +163,21 @@ export interface ReferralUnderRoot {
   tasks: Pick<Task, "id" | "assigneeKind" | "assigneeId">[];
 }
 
+/** What `Store.completeInOneStatement` writes. */
+export interface OneStatementCompletion {
+  tenantId: string;
+  /** The task as read: the write is conditional on its status (and claimer, when claimed). */
+  task: Pick<Task, "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy">;
+  patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">;
+  /** Write only while the root is running (needed when a join may follow). */
+  requireRunningRoot: boolean;
+  /**
+   * The join's referral and its open tasks (with its id as instanceId), inserted
+   * only if this completion takes the join.
+   */
+  join: { referral: Instance; tasks: Task[] } | null;
+}
+
 export interface Store extends StoreReads {
   readonly dialect: "sqlite" | "postgres" | "mysql";
   /** Applies pending migrations; safe when several nodes call it at once. */
@@ -180,6 +200,23 @@ export interface Store extends StoreReads {
    * elsewhere.
    */
   assignUnderRoot(a: ReferralUnderRoot): Promise<Instance | undefined>;
+  /** Whether `completeInOneStatement` exists here (PostgreSQL). */
+  readonly completesInOneStatement: boolean;
+  /**
+   * A whole completion as one autocommit statement, under the same locks as the
+   * transactional path, in the same order: row-locks the task's root; applies
+   * `patch` to the task if its status (and claimer) are still as read (and the
+   * root is running, if required); reads the referral's other tasks with a
+   * locking read, so their latest committed state counts whatever the statement's
+   * snapshot; if none is open or claimed, completes the referral and — if it has
+   * an onAllCompleted and joined_at is null — sets joined_at and inserts `join`.
+   * Undefined, having written nothing, when the task was not written. Otherwise
+   * the referral's counts after the write, whether the referral was closed here,
+   * and whether the join was inserted. Only where `completesInOneStatement`.
+   */
+  completeInOneStatement(
+    c: OneStatementCompletion,
+  ): Promise<{ counts: StatusCounts; closed: boolean; joined: boolean } | undefined>;
   close(): Promise<void>;
 }
 

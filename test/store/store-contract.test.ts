@@ -1011,6 +1011,156 @@ function registerStoreCases(backend: Backend) {
         assert.deepEqual(await store.getInstance(A, closed.id), closed);
       }));
 
+    void it("getTaskWithInstance reads a task with its instance, within the tenant only", () =>
+      withStore(async (store) => {
+        const { referral } = await seedTree(store, A);
+        const task = taskOf(referral, { kind: "user", id: "u1" });
+        await insertTasks(store, [task]);
+        assert.deepEqual(await store.getTaskWithInstance(A, task.id), {
+          task,
+          instance: referral,
+        });
+        assert.equal(await store.getTaskWithInstance(A, newId()), undefined);
+        assert.equal(await store.getTaskWithInstance(B, task.id), undefined);
+      }));
+
+    void describe("completeInOneStatement", () => {
+      const patch = (by: string, at = 20) => ({
+        status: "done" as const,
+        completedBy: by,
+        completedAt: at,
+        vars: { by },
+      });
+      /** A tree whose referral has `n` open user tasks and a join to u9. */
+      async function seedJoin(store: Store, n: number) {
+        const { root, referral } = await seedTree(store, A);
+        const tasks = Array.from({ length: n }, (_, i) =>
+          taskOf(referral, { kind: "user", id: `u${i}` }),
+        );
+        await insertTasks(store, tasks);
+        const joinRef = referralOf(root, {
+          id: newId(),
+          startedBy: referral.startedBy,
+          vars: {},
+          onAllCompleted: null,
+        });
+        const join = { referral: joinRef, tasks: [taskOf(joinRef, { kind: "user", id: "u9" })] };
+        return { root, referral, tasks, join };
+      }
+
+      void it("is there on PostgreSQL only", () =>
+        withStore((store) => {
+          assert.equal(store.completesInOneStatement, backend.name === "postgres");
+          return Promise.resolve();
+        }));
+
+      void it("completes a task, closes the referral with the last one and inserts the join once", (t) =>
+        store1(t, async (store) => {
+          const { referral, tasks, join } = await seedJoin(store, 2);
+          const [t0, t1] = tasks as [Task, Task];
+          const one = { tenantId: A, requireRunningRoot: true, join };
+          assert.deepEqual(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
+            {
+              counts: { open: 1, claimed: 0, done: 1, cancelled: 0 },
+              closed: false,
+              joined: false,
+            },
+          );
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
+          assert.equal(await store.getInstance(A, join.referral.id), undefined);
+          // The same task again: nothing is written.
+          assert.equal(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0", 30) }),
+            undefined,
+          );
+          assert.deepEqual(
+            await store.completeInOneStatement({ ...one, task: t1, patch: patch("u1", 40) }),
+            { counts: { open: 0, claimed: 0, done: 2, cancelled: 0 }, closed: true, joined: true },
+          );
+          assert.deepEqual(await store.getInstance(A, referral.id), {
+            ...referral,
+            status: "completed",
+            completedAt: 40,
+            joinedAt: 40,
+          });
+          assert.deepEqual(await store.getInstance(A, join.referral.id), join.referral);
+          assert.deepEqual(await store.listTasksOfInstance(A, join.referral.id), join.tasks);
+        }));
+
+      void it("writes nothing when the task changed since it was read, or the root is not running", (t) =>
+        store1(t, async (store) => {
+          const { root, tasks, join } = await seedJoin(store, 1);
+          const t0 = tasks[0]!;
+          const one = { tenantId: A, requireRunningRoot: true, join };
+          assert.equal(
+            await store.completeInOneStatement({
+              ...one,
+              task: { ...t0, status: "claimed", claimedBy: "u0" },
+              patch: patch("u0"),
+            }),
+            undefined,
+          );
+          await store.transaction((tx) => tx.completeInstance(A, root.id, 5));
+          assert.equal(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
+            undefined,
+          );
+          assert.deepEqual(await store.getTask(A, t0.id), t0);
+          assert.equal(await store.getInstance(A, join.referral.id), undefined);
+          // Without the requirement (no join to make) the task is completed all the same.
+          assert.deepEqual(
+            await store.completeInOneStatement({
+              tenantId: A,
+              requireRunningRoot: false,
+              join: null,
+              task: t0,
+              patch: patch("u0"),
+            }),
+            { counts: { open: 0, claimed: 0, done: 1, cancelled: 0 }, closed: true, joined: false },
+          );
+        }));
+
+      void it("20 last tasks completing at once: exactly one closes the referral and joins", (t) =>
+        store1(
+          t,
+          async (store) => {
+            const { referral, tasks, join } = await seedJoin(store, 20);
+            const results = await Promise.all(
+              tasks.map((task, i) =>
+                store.completeInOneStatement({
+                  tenantId: A,
+                  requireRunningRoot: true,
+                  join,
+                  task,
+                  patch: patch(`u${i}`),
+                }),
+              ),
+            );
+            assert.equal(results.filter((r) => r?.joined).length, 1);
+            assert.equal(results.filter((r) => r?.closed).length, 1);
+            const winner = results.find((r) => r?.closed);
+            assert.deepEqual(winner?.counts, { open: 0, claimed: 0, done: 20, cancelled: 0 });
+            assert.equal((await store.getInstance(A, referral.id))?.status, "completed");
+            assert.deepEqual(ids(await store.listChildren(A, referral.rootInstanceId)), [
+              referral.id,
+              join.referral.id,
+            ]);
+          },
+          { poolSize: 22 },
+        ));
+
+      /** Runs on the backends that have it. */
+      function store1(
+        t: { skip(msg: string): void },
+        fn: (store: Store) => Promise<void>,
+        options?: { poolSize?: number },
+      ): Promise<void> | void {
+        if (backend.name !== "postgres") return t.skip("PostgreSQL only");
+        return withStore(fn, options);
+      }
+    });
+
     void it("autocommit runs each write on its own, without a transaction", () =>
       withStore(async (store) => {
         const d = definition(A, "k");

@@ -75,10 +75,12 @@ const INSTANCE_COLUMNS: readonly (keyof InstancesTable)[] = [
   "joined_at",
 ];
 
-/** `r.id as r_id, …`: a root row selected next to a task row (constant text, no input). */
-export const ROOT_COLUMNS_AS = sql.raw(INSTANCE_COLUMNS.map((c) => `r.${c} as r_${c}`).join(", "));
+/** `r.id as r_id, …`: an instance row (alias `r`) selected next to a task row (constant text, no input). */
+export const INSTANCE_COLUMNS_AS = sql.raw(
+  INSTANCE_COLUMNS.map((c) => `r.${c} as r_${c}`).join(", "),
+);
 
-/** The instance of a row selected with ROOT_COLUMNS_AS. */
+/** The instance of a row selected with INSTANCE_COLUMNS_AS. */
 export function instanceFromPrefixedRow(r: Record<string, unknown>): Instance {
   const row: Record<string, unknown> = {};
   for (const c of INSTANCE_COLUMNS) row[c] = r[`r_${c}`];

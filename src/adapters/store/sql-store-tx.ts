@@ -17,7 +17,7 @@ import {
   instanceFromPrefixedRow,
   instanceFromRow,
   instanceToRow,
-  ROOT_COLUMNS_AS,
+  INSTANCE_COLUMNS_AS,
   taskFromRow,
   taskPatchToRow,
   taskToRow,
@@ -153,7 +153,7 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
     }
     const lock = this.parts.rowLocks ? sql` for update of r` : sql``;
     const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
-      select t.*, ${ROOT_COLUMNS_AS} from tasks t
+      select t.*, ${INSTANCE_COLUMNS_AS} from tasks t
       join instances r on r.tenant_id = t.tenant_id and r.id = t.root_instance_id
       where t.tenant_id = ${tenantId} and t.id = ${taskId}${lock}`.execute(this.trx);
     const row = rows[0];

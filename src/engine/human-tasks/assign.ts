@@ -6,6 +6,7 @@ import type { Task } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
+import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { performAssignment } from "./perform-assignment.ts";
 
@@ -45,14 +46,14 @@ async function assignUnderRoot(
   if (req.parentInstanceId === undefined) return undefined;
   let definition: Definition | null = null;
   if (req.definitionKey !== undefined) {
-    const d = await knownDefinition(deps, ctx.tenantId, req.definitionKey);
+    const d = await knownDefinition(deps.definitions, deps.store, ctx.tenantId, req.definitionKey);
     if (!d) return undefined;
     definition = d;
   }
   for (let n = req.onAllCompleted; n; n = n.onAllCompleted) {
     if (
       n.definitionKey !== undefined &&
-      !(await knownDefinition(deps, ctx.tenantId, n.definitionKey))
+      !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, n.definitionKey))
     )
       return undefined;
   }
@@ -92,17 +93,4 @@ async function assignUnderRoot(
     createdAt: now,
   }));
   return { instanceId: referral.id, task: tasks[0]!, tasks };
-}
-
-/** From the cache, else a committed read (cached: definitions never change). */
-async function knownDefinition(
-  deps: HumanTaskDeps,
-  tenantId: string,
-  key: string,
-): Promise<Definition | undefined> {
-  const cached = deps.definitions.get(tenantId, key);
-  if (cached) return cached;
-  const d = await deps.store.getDefinition(tenantId, key);
-  if (d) deps.definitions.put(d);
-  return d;
 }

@@ -8,9 +8,9 @@ import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult, CompleteAndEndResult, CompleteResult } from "../human-task-api.ts";
 import type { StoreTx } from "../ports.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
-import type { DefinitionCache } from "./definition-cache.ts";
+import { knownDefinition, type DefinitionCache } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
-import { performAssignment } from "./perform-assignment.ts";
+import { newReferral, performAssignment } from "./perform-assignment.ts";
 
 /**
  * Complete a task, then — if that finished its referral — perform the parallel
@@ -33,6 +33,10 @@ export async function complete(
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   assertNextChain(deps.directory, req.next);
   const now = deps.clock.now();
+  if (req.next === undefined && deps.store.completesInOneStatement) {
+    const direct = await completeInOneStatement(deps, ctx, taskId, req.vars, now);
+    if (direct) return direct;
+  }
   return deps.store.transaction(async (tx) => {
     const done = await finishTask(tx, ctx, taskId, req.vars, now, true);
     const { task } = done;
@@ -43,7 +47,7 @@ export async function complete(
       const closed = await tx.closeReferral(ctx.tenantId, task.instanceId, now);
       // A referral made without a parent is its own root: now it is completed too.
       if (closed?.referral.id === root.id) root = closed.referral;
-      if (closed?.joined) joined = await join(tx, deps.definitions, closed.referral, root, now);
+      if (closed?.joined) joined = await joinNext(tx, deps.definitions, closed.referral, root, now);
     }
     const explicit = req.next
       ? await performAssignment(
@@ -61,6 +65,80 @@ export async function complete(
       : null;
     return { task, completion, next: explicit ?? joined, joined };
   });
+}
+
+/**
+ * The common completion — no `next`, the task's referral under a root — as
+ * one autocommit statement (`Store.completeInOneStatement`, PostgreSQL): the
+ * same root-then-task locks, the same conditional writes, the same join guard.
+ * It is prepared from one unlocked read of the task and its referral; anything
+ * that read cannot settle (the task missing, the actor's check failing, the
+ * referral being its own root, a definition of the join missing) and a write
+ * that finds the task changed since (nothing is written then) go to the
+ * transactional path, which decides under the locks with the usual errors.
+ */
+async function completeInOneStatement(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  taskId: string,
+  vars: Vars | undefined,
+  now: number,
+): Promise<CompleteResult | undefined> {
+  const found = await deps.store.getTaskWithInstance(ctx.tenantId, taskId);
+  if (!found || found.instance.parentInstanceId === null) return undefined;
+  const { task, instance: referral } = found;
+  try {
+    assertCanComplete(task, ctx.actorId);
+  } catch {
+    return undefined;
+  }
+  const next = referral.onAllCompleted;
+  let join: { referral: Instance; tasks: Task[] } | null = null;
+  if (next !== null) {
+    const key = next.definitionKey ?? referral.definitionKey;
+    const def = await knownDefinition(deps.definitions, deps.store, ctx.tenantId, key);
+    if (!def) return undefined;
+    for (let n = next.onAllCompleted; n; n = n.onAllCompleted) {
+      const k = n.definitionKey ?? key;
+      if (k !== key && !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, k)))
+        return undefined;
+    }
+    // The join acts for whoever set it up (see joinNext()).
+    const actor = { tenantId: ctx.tenantId, actorId: referral.startedBy };
+    join = newReferral(actor, def, referral.rootInstanceId, next, now);
+  }
+  const patch = {
+    status: "done" as const,
+    completedBy: ctx.actorId,
+    completedAt: now,
+    vars: vars ?? null,
+  };
+  const r = await deps.store.completeInOneStatement({
+    tenantId: ctx.tenantId,
+    task,
+    patch,
+    requireRunningRoot: join !== null,
+    join,
+  });
+  if (!r) return undefined;
+  const completion = completionOf(task.instanceId, r.counts);
+  let joined: AssignResult | null =
+    r.joined && join
+      ? { instanceId: join.referral.id, task: join.tasks[0]!, tasks: join.tasks }
+      : null;
+  if (completion.allCompleted && !r.closed) {
+    // The referral was already completed or joined before its last task finished —
+    // no path of the engine leaves it so. The task is done (committed); close the
+    // referral step by step as the transactional path would, under the root lock.
+    joined = await deps.store.transaction(async (tx) => {
+      const root = await tx.lockRootOf(ctx.tenantId, { taskId });
+      const closed = await tx.closeReferral(ctx.tenantId, task.instanceId, now);
+      return root && closed?.joined
+        ? joinNext(tx, deps.definitions, closed.referral, root, now)
+        : null;
+    });
+  }
+  return { task: { ...task, ...patch }, completion, next: joined, joined };
 }
 
 /** 002 §4.5: complete this task, cancel every other open task of the tree, close the tree. */
@@ -128,7 +206,7 @@ async function finishTask(
  * The join acts for whoever set it up: the actor of the assignment that carried
  * onAllCompleted.
  */
-function join(
+function joinNext(
   tx: StoreTx,
   definitions: DefinitionCache,
   referral: Instance,

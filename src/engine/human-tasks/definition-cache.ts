@@ -1,4 +1,5 @@
 import type { Definition } from "../../domain/definition.ts";
+import type { StoreReads } from "../ports.ts";
 
 /** Enough for any realistic number of process types; past it the cache starts over. */
 const MAX_ENTRIES = 10_000;
@@ -21,4 +22,18 @@ export class DefinitionCache {
     if (this.byKey.size >= MAX_ENTRIES) this.byKey.clear();
     this.byKey.set(`${d.tenantId}\u0000${d.key}`, d);
   }
+}
+
+/** From the cache, else a read outside any transaction (committed, so it is cached). */
+export async function knownDefinition(
+  definitions: DefinitionCache,
+  reads: Pick<StoreReads, "getDefinition">,
+  tenantId: string,
+  key: string,
+): Promise<Definition | undefined> {
+  const cached = definitions.get(tenantId, key);
+  if (cached) return cached;
+  const d = await reads.getDefinition(tenantId, key);
+  if (d) definitions.put(d);
+  return d;
 }

@@ -37,6 +37,22 @@ export async function performAssignment(
   if (!def) throw notFound("definition", definitionKey);
   await assertNextDefinitions(tx, definitions, ctx.tenantId, req.onAllCompleted, definitionKey);
 
+  const { referral, tasks } = newReferral(ctx, def, root?.id ?? null, req, now);
+  await tx.insertReferral(referral, tasks);
+  // lockRootForAssignment has moved a fresh root to `open`; a root locked by the
+  // caller has tasks already, so it cannot be `notStarted` — checked all the same.
+  if (root?.processState === "notStarted") await tx.setProcessState(ctx.tenantId, root.id, "open");
+  return { instanceId: referral.id, task: tasks[0]!, tasks };
+}
+
+/** The rows of a new referral (under `rootId`, or its own root) and its tasks. */
+export function newReferral(
+  ctx: ActorContext,
+  def: Pick<Definition, "id" | "key">,
+  rootId: string | null,
+  req: Pick<AssignmentRequest, "assignee" | "vars" | "onAllCompleted">,
+  now: number,
+): { referral: Instance; tasks: Task[] } {
   const id = newId(now);
   const referral: Instance = {
     id,
@@ -44,8 +60,8 @@ export async function performAssignment(
     kind: "referral",
     definitionId: def.id,
     definitionKey: def.key,
-    parentInstanceId: root?.id ?? null,
-    rootInstanceId: root?.id ?? id,
+    parentInstanceId: rootId,
+    rootInstanceId: rootId ?? id,
     status: "running",
     processState: null,
     vars: req.vars ?? {},
@@ -72,11 +88,7 @@ export async function performAssignment(
     vars: null,
     createdAt: now,
   }));
-  await tx.insertReferral(referral, tasks);
-  // lockRootForAssignment has moved a fresh root to `open`; a root locked by the
-  // caller has tasks already, so it cannot be `notStarted` — checked all the same.
-  if (root?.processState === "notStarted") await tx.setProcessState(ctx.tenantId, root.id, "open");
-  return { instanceId: id, task: tasks[0]!, tasks };
+  return { referral, tasks };
 }
 
 /**
