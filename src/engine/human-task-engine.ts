@@ -2,6 +2,7 @@ import type { HumanTaskApi } from "./human-task-api.ts";
 import { assign } from "./human-tasks/assign.ts";
 import { claim, release } from "./human-tasks/claim.ts";
 import { complete, completeAndEnd } from "./human-tasks/complete.ts";
+import { DefinitionCache } from "./human-tasks/definition-cache.ts";
 import type { HumanTaskDeps } from "./human-tasks/deps.ts";
 import * as q from "./human-tasks/queries.ts";
 import { startProcess } from "./human-tasks/start-process.ts";
@@ -14,7 +15,7 @@ export class HumanTaskEngine implements HumanTaskApi {
   private readonly deps: HumanTaskDeps;
 
   constructor(deps: { store: Store; directory: Directory; clock?: Clock }) {
-    this.deps = { ...deps, clock: deps.clock ?? systemClock };
+    this.deps = { ...deps, clock: deps.clock ?? systemClock, definitions: new DefinitionCache() };
   }
 
   start: HumanTaskApi["start"] = (ctx, req) => startProcess(this.deps, ctx, req);

@@ -689,6 +689,494 @@ function registerStoreCases(backend: Backend) {
       }));
   });
 
+  void describe("combined writes (fewer round trips)", () => {
+    void it("lockRootWithTask returns the root and the task, within the tenant only", () =>
+      withStore(async (store) => {
+        const { root, referral } = await seedTree(store, A);
+        const task = taskOf(referral, { kind: "user", id: "u1" });
+        await insertTasks(store, [task]);
+        await store.transaction(async (tx) => {
+          assert.deepEqual(await tx.lockRootWithTask(A, task.id), { root, task });
+          assert.equal(await tx.lockRootWithTask(A, newId()), undefined);
+          assert.equal(await tx.lockRootWithTask(B, task.id), undefined);
+        });
+      }));
+
+    void it("lockRootWithTask holds the root: an assignment under it waits for the commit", async (t) => {
+      if (!parallel) return t.skip("SQLite serialises whole transactions");
+      await withStore(
+        async (store) => {
+          const { root, referral } = await seedTree(store, A);
+          const task = taskOf(referral, { kind: "user", id: "u1" });
+          await insertTasks(store, [task]);
+          const order: string[] = [];
+          let locked!: () => void;
+          const isLocked = new Promise<void>((r) => (locked = r));
+          const holder = store.transaction(async (tx) => {
+            await tx.lockRootWithTask(A, task.id);
+            locked();
+            await sleep(150);
+            order.push("holder commits");
+          });
+          await isLocked;
+          await store.transaction(async (tx) => {
+            await tx.lockRootForAssignment(A, root.id);
+            order.push("assignment locked");
+          });
+          await holder;
+          assert.deepEqual(order, ["holder commits", "assignment locked"]);
+        },
+        { poolSize: 4 },
+      );
+    });
+
+    void it("lockRootForAssignment opens a notStarted root once, and leaves others as they are", () =>
+      withStore(async (store) => {
+        const d = definition(A, "k");
+        const fresh = rootOf(d, "u1", "notStarted");
+        const closed = rootOf(d, "u1", "closed");
+        const ref = referralOf(fresh);
+        await store.transaction(async (tx) => {
+          await tx.ensureDefinition(d);
+          await tx.insertInstance(fresh);
+          await tx.insertInstance(closed);
+          await tx.insertInstance(ref);
+        });
+        const opened = { ...fresh, processState: "open" as const };
+        assert.deepEqual(
+          await store.transaction((tx) => tx.lockRootForAssignment(A, ref.id)),
+          opened,
+        );
+        assert.deepEqual(await store.getInstance(A, fresh.id), opened);
+        assert.deepEqual(
+          await store.transaction((tx) => tx.lockRootForAssignment(A, fresh.id)),
+          opened,
+        );
+        assert.deepEqual(
+          await store.transaction((tx) => tx.lockRootForAssignment(A, closed.id)),
+          closed,
+        );
+        assert.deepEqual(await store.getInstance(A, closed.id), closed);
+        assert.equal(
+          await store.transaction((tx) => tx.lockRootForAssignment(A, newId())),
+          undefined,
+        );
+        assert.equal(
+          await store.transaction((tx) => tx.lockRootForAssignment(B, fresh.id)),
+          undefined,
+        );
+      }));
+
+    void it("completeTask writes only while status and claimer are unchanged, and counts the instance", () =>
+      withStore(async (store) => {
+        const { referral } = await seedTree(store, A);
+        const g = taskOf(
+          referral,
+          { kind: "group", id: "g1" },
+          { status: "claimed", claimedBy: "u1", claimedAt: 5 },
+        );
+        const u = taskOf(referral, { kind: "user", id: "u2" });
+        const c = taskOf(referral, { kind: "user", id: "u3" }, { status: "cancelled" });
+        await insertTasks(store, [g, u, c]);
+        const patch = (by: string) => ({
+          status: "done" as const,
+          completedBy: by,
+          completedAt: 20,
+          vars: { ok: by },
+        });
+        // The claimer changed since the read: no write.
+        assert.equal(
+          await store.transaction((tx) =>
+            tx.completeTask(A, { ...g, claimedBy: "u9" }, patch("u9"), true),
+          ),
+          undefined,
+        );
+        // The status changed since the read: no write.
+        assert.equal(
+          await store.transaction((tx) =>
+            tx.completeTask(A, { ...g, status: "open", claimedBy: null }, patch("u1"), true),
+          ),
+          undefined,
+        );
+        assert.deepEqual(await store.getTask(A, g.id), g);
+        assert.deepEqual(
+          await store.transaction((tx) => tx.completeTask(A, g, patch("u1"), true)),
+          { counts: { open: 1, claimed: 0, done: 1, cancelled: 1 } },
+        );
+        assert.deepEqual(await store.getTask(A, g.id), { ...g, ...patch("u1") });
+        assert.equal(
+          await store.transaction((tx) => tx.completeTask(A, g, patch("u1"), true)),
+          undefined,
+        );
+        assert.deepEqual(
+          await store.transaction((tx) => tx.completeTask(A, u, patch("u2"), false)),
+          { counts: null },
+        );
+        assert.deepEqual(await store.getTask(A, u.id), { ...u, ...patch("u2") });
+        assert.equal(
+          await store.transaction((tx) => tx.completeTask(B, u, patch("u2"), true)),
+          undefined,
+        );
+      }));
+
+    void it("closeReferral completes the referral and takes the join exactly once", () =>
+      withStore(async (store) => {
+        const { root, referral } = await seedTree(store, A);
+        const plain = referralOf(root, { onAllCompleted: null });
+        await store.transaction((tx) => tx.insertInstance(plain));
+        const first = await store.transaction((tx) => tx.closeReferral(A, referral.id, 100));
+        const closed = {
+          ...referral,
+          status: "completed" as const,
+          completedAt: 100,
+          joinedAt: 100,
+        };
+        assert.deepEqual(first, { referral: closed, joined: true });
+        assert.deepEqual(await store.getInstance(A, referral.id), closed);
+        assert.deepEqual(await store.transaction((tx) => tx.closeReferral(A, referral.id, 200)), {
+          referral: closed,
+          joined: false,
+        });
+        // Without onAllCompleted: completed, never joined.
+        const p = { ...plain, status: "completed" as const, completedAt: 300 };
+        assert.deepEqual(await store.transaction((tx) => tx.closeReferral(A, plain.id, 300)), {
+          referral: p,
+          joined: false,
+        });
+        assert.deepEqual(await store.getInstance(A, plain.id), p);
+        // A root closed this way is in process state 'closed'.
+        const r = await store.transaction((tx) => tx.closeReferral(A, root.id, 400));
+        assert.equal(r?.referral.processState, "closed");
+        assert.equal(await store.transaction((tx) => tx.closeReferral(A, newId(), 1)), undefined);
+        assert.equal(
+          await store.transaction((tx) => tx.closeReferral(B, referral.id, 1)),
+          undefined,
+        );
+      }));
+
+    void it("closeReferral after completeInstance still joins once (the step-by-step path)", () =>
+      withStore(async (store) => {
+        const { referral } = await seedTree(store, A);
+        await store.transaction((tx) => tx.completeInstance(A, referral.id, 50));
+        const r = await store.transaction((tx) => tx.closeReferral(A, referral.id, 60));
+        assert.equal(r?.joined, true);
+        assert.deepEqual(
+          [r?.referral.completedAt, r?.referral.joinedAt, r?.referral.status],
+          [50, 60, "completed"],
+        );
+        const again = await store.transaction((tx) => tx.closeReferral(A, referral.id, 70));
+        assert.equal(again?.joined, false);
+      }));
+
+    void it("20 concurrent closeReferral in separate transactions: exactly one joins", () =>
+      withStore(
+        async (store) => {
+          const { referral } = await seedTree(store, A);
+          const { results, maxOverlap } = await raceTransactions(store, 20, (tx, i) =>
+            tx.closeReferral(A, referral.id, 1000 + i),
+          );
+          assert.equal(results.filter((r) => r?.joined).length, 1);
+          const winner = results.findIndex((r) => r?.joined);
+          const stored = await store.getInstance(A, referral.id);
+          assert.deepEqual(
+            [stored?.status, stored?.joinedAt, stored?.completedAt],
+            ["completed", 1000 + winner, 1000 + winner],
+          );
+          if (parallel) assert.ok(maxOverlap > 1, `transactions did not overlap (${maxOverlap})`);
+        },
+        { poolSize: 22 },
+      ));
+
+    void it("insertReferral inserts the referral with its tasks, or alone", () =>
+      withStore(async (store) => {
+        const { root } = await seedTree(store, A);
+        const ref = referralOf(root);
+        const tasks = [
+          taskOf(ref, { kind: "user", id: "u1" }),
+          taskOf(ref, { kind: "group", id: "g1" }),
+        ];
+        const lone = referralOf(root);
+        await store.transaction(async (tx) => {
+          await tx.insertReferral(ref, tasks);
+          await tx.insertReferral(lone, []);
+        });
+        assert.deepEqual(await store.getInstance(A, ref.id), ref);
+        assert.deepEqual(await store.listTasksOfInstance(A, ref.id), tasks);
+        assert.deepEqual(await store.getInstance(A, lone.id), lone);
+        // All or nothing: a task of an unknown instance fails the whole insert.
+        const bad = referralOf(root);
+        await assert.rejects(
+          store.transaction((tx) =>
+            tx.insertReferral(bad, [taskOf(bad, { kind: "user", id: "u1" }), tasks[0]!]),
+          ),
+        );
+        assert.equal(await store.getInstance(A, bad.id), undefined);
+      }));
+
+    void it("assignUnderRoot attaches to the root of a running tree, or writes nothing", () =>
+      withStore(async (store) => {
+        const d = definition(A, "leave");
+        const other = definition(A, "other");
+        const fresh = rootOf(d, "u1", "notStarted");
+        const closed = rootOf(d, "u1", "closed");
+        const mid = referralOf(fresh);
+        await store.transaction(async (tx) => {
+          await tx.ensureDefinition(d);
+          await tx.ensureDefinition(other);
+          await tx.insertInstance(fresh);
+          await tx.insertInstance(closed);
+          await tx.insertInstance(mid);
+        });
+        const part = (over: { onAllCompleted?: Instance["onAllCompleted"] } = {}) => ({
+          id: newId(),
+          vars: { n: 1, s: "ü" },
+          startedBy: "boss",
+          createdAt: 77,
+          onAllCompleted: over.onAllCompleted ?? null,
+        });
+        const r1 = part({ onAllCompleted: { assignee: { kind: "user", id: "u9" } } });
+        const t1 = [
+          { id: newId(), assigneeKind: "user" as const, assigneeId: "u1" },
+          { id: newId(), assigneeKind: "user" as const, assigneeId: "u2" },
+        ];
+        // Named through a referral of the tree: attaches to the root, with the root's definition.
+        const got = await store.assignUnderRoot({
+          tenantId: A,
+          parentInstanceId: mid.id,
+          definition: null,
+          referral: r1,
+          tasks: t1,
+        });
+        assert.deepEqual(got, { ...fresh, processState: "open" });
+        const stored = await store.getInstance(A, r1.id);
+        assert.deepEqual(stored, {
+          ...r1,
+          tenantId: A,
+          kind: "referral",
+          definitionId: d.id,
+          definitionKey: d.key,
+          parentInstanceId: fresh.id,
+          rootInstanceId: fresh.id,
+          status: "running",
+          processState: null,
+          completedAt: null,
+          joinedAt: null,
+        });
+        assert.deepEqual(
+          (await store.listTasksOfInstance(A, r1.id)).map((t) => [
+            t.id,
+            t.assigneeKind,
+            t.assigneeId,
+            t.assignedBy,
+            t.status,
+            t.rootInstanceId,
+            t.definitionKey,
+            t.createdAt,
+          ]),
+          t1.map((t) => [t.id, "user", t.assigneeId, "boss", "open", fresh.id, d.key, 77]),
+        );
+        // An explicit definition.
+        const r2 = part();
+        await store.assignUnderRoot({
+          tenantId: A,
+          parentInstanceId: fresh.id,
+          definition: { id: other.id, key: other.key },
+          referral: r2,
+          tasks: [{ id: newId(), assigneeKind: "group", assigneeId: "g1" }],
+        });
+        const s2 = await store.getInstance(A, r2.id);
+        assert.deepEqual([s2?.definitionId, s2?.definitionKey], [other.id, other.key]);
+        assert.equal((await store.listTasksOfInstance(A, r2.id))[0]?.definitionKey, other.key);
+        // A completed root, a missing instance, another tenant: nothing is written.
+        for (const [tenantId, parentInstanceId] of [
+          [A, closed.id],
+          [A, newId()],
+          [B, fresh.id],
+        ] as const) {
+          const r = part();
+          const tid = newId();
+          assert.equal(
+            await store.assignUnderRoot({
+              tenantId,
+              parentInstanceId,
+              definition: null,
+              referral: r,
+              tasks: [{ id: tid, assigneeKind: "user", assigneeId: "u1" }],
+            }),
+            undefined,
+          );
+          assert.equal(await store.getInstance(tenantId, r.id), undefined);
+          assert.equal(await store.getTask(tenantId, tid), undefined);
+        }
+        assert.deepEqual(await store.getInstance(A, closed.id), closed);
+      }));
+
+    void it("getTaskWithInstance reads a task with its instance, within the tenant only", () =>
+      withStore(async (store) => {
+        const { referral } = await seedTree(store, A);
+        const task = taskOf(referral, { kind: "user", id: "u1" });
+        await insertTasks(store, [task]);
+        assert.deepEqual(await store.getTaskWithInstance(A, task.id), {
+          task,
+          instance: referral,
+        });
+        assert.equal(await store.getTaskWithInstance(A, newId()), undefined);
+        assert.equal(await store.getTaskWithInstance(B, task.id), undefined);
+      }));
+
+    void describe("completeInOneStatement", () => {
+      const patch = (by: string, at = 20) => ({
+        status: "done" as const,
+        completedBy: by,
+        completedAt: at,
+        vars: { by },
+      });
+      /** A tree whose referral has `n` open user tasks and a join to u9. */
+      async function seedJoin(store: Store, n: number) {
+        const { root, referral } = await seedTree(store, A);
+        const tasks = Array.from({ length: n }, (_, i) =>
+          taskOf(referral, { kind: "user", id: `u${i}` }),
+        );
+        await insertTasks(store, tasks);
+        const joinRef = referralOf(root, {
+          id: newId(),
+          startedBy: referral.startedBy,
+          vars: {},
+          onAllCompleted: null,
+        });
+        const join = { referral: joinRef, tasks: [taskOf(joinRef, { kind: "user", id: "u9" })] };
+        return { root, referral, tasks, join };
+      }
+
+      void it("is there on PostgreSQL only", () =>
+        withStore((store) => {
+          assert.equal(store.completesInOneStatement, backend.name === "postgres");
+          return Promise.resolve();
+        }));
+
+      void it("completes a task, closes the referral with the last one and inserts the join once", (t) =>
+        store1(t, async (store) => {
+          const { referral, tasks, join } = await seedJoin(store, 2);
+          const [t0, t1] = tasks as [Task, Task];
+          const one = { tenantId: A, requireRunningRoot: true, join };
+          assert.deepEqual(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
+            {
+              counts: { open: 1, claimed: 0, done: 1, cancelled: 0 },
+              closed: false,
+              joined: false,
+            },
+          );
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
+          assert.equal(await store.getInstance(A, join.referral.id), undefined);
+          // The same task again: nothing is written.
+          assert.equal(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0", 30) }),
+            undefined,
+          );
+          assert.deepEqual(
+            await store.completeInOneStatement({ ...one, task: t1, patch: patch("u1", 40) }),
+            { counts: { open: 0, claimed: 0, done: 2, cancelled: 0 }, closed: true, joined: true },
+          );
+          assert.deepEqual(await store.getInstance(A, referral.id), {
+            ...referral,
+            status: "completed",
+            completedAt: 40,
+            joinedAt: 40,
+          });
+          assert.deepEqual(await store.getInstance(A, join.referral.id), join.referral);
+          assert.deepEqual(await store.listTasksOfInstance(A, join.referral.id), join.tasks);
+        }));
+
+      void it("writes nothing when the task changed since it was read, or the root is not running", (t) =>
+        store1(t, async (store) => {
+          const { root, tasks, join } = await seedJoin(store, 1);
+          const t0 = tasks[0]!;
+          const one = { tenantId: A, requireRunningRoot: true, join };
+          assert.equal(
+            await store.completeInOneStatement({
+              ...one,
+              task: { ...t0, status: "claimed", claimedBy: "u0" },
+              patch: patch("u0"),
+            }),
+            undefined,
+          );
+          await store.transaction((tx) => tx.completeInstance(A, root.id, 5));
+          assert.equal(
+            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
+            undefined,
+          );
+          assert.deepEqual(await store.getTask(A, t0.id), t0);
+          assert.equal(await store.getInstance(A, join.referral.id), undefined);
+          // Without the requirement (no join to make) the task is completed all the same.
+          assert.deepEqual(
+            await store.completeInOneStatement({
+              tenantId: A,
+              requireRunningRoot: false,
+              join: null,
+              task: t0,
+              patch: patch("u0"),
+            }),
+            { counts: { open: 0, claimed: 0, done: 1, cancelled: 0 }, closed: true, joined: false },
+          );
+        }));
+
+      void it("20 last tasks completing at once: exactly one closes the referral and joins", (t) =>
+        store1(
+          t,
+          async (store) => {
+            const { referral, tasks, join } = await seedJoin(store, 20);
+            const results = await Promise.all(
+              tasks.map((task, i) =>
+                store.completeInOneStatement({
+                  tenantId: A,
+                  requireRunningRoot: true,
+                  join,
+                  task,
+                  patch: patch(`u${i}`),
+                }),
+              ),
+            );
+            assert.equal(results.filter((r) => r?.joined).length, 1);
+            assert.equal(results.filter((r) => r?.closed).length, 1);
+            const winner = results.find((r) => r?.closed);
+            assert.deepEqual(winner?.counts, { open: 0, claimed: 0, done: 20, cancelled: 0 });
+            assert.equal((await store.getInstance(A, referral.id))?.status, "completed");
+            assert.deepEqual(ids(await store.listChildren(A, referral.rootInstanceId)), [
+              referral.id,
+              join.referral.id,
+            ]);
+          },
+          { poolSize: 22 },
+        ));
+
+      /** Runs on the backends that have it. */
+      function store1(
+        t: { skip(msg: string): void },
+        fn: (store: Store) => Promise<void>,
+        options?: { poolSize?: number },
+      ): Promise<void> | void {
+        if (backend.name !== "postgres") return t.skip("PostgreSQL only");
+        return withStore(fn, options);
+      }
+    });
+
+    void it("autocommit runs each write on its own, without a transaction", () =>
+      withStore(async (store) => {
+        const d = definition(A, "k");
+        const root = rootOf(d, "u1");
+        await store.transaction((tx) => tx.ensureDefinition(d));
+        await assert.rejects(
+          store.autocommit(async (tx) => {
+            await tx.insertInstance(root);
+            await tx.insertInstance(root); // duplicate key
+          }),
+        );
+        // The first insert committed by itself.
+        assert.deepEqual(await store.getInstance(A, root.id), root);
+      }));
+  });
+
   void describe("inbox", () => {
     /** u1 is in g1 and g2. Returns the tasks in creation (= id) order, with the expected inbox. */
     async function seedInbox(store: Store) {

@@ -2,7 +2,7 @@
  * Domain objects ⇄ rows. The only place that knows column names and encodings:
  * BIGINT millis (strings from pg), JSON as text, status strings.
  */
-import type { Insertable, Selectable } from "kysely";
+import { sql, type Insertable, type Selectable } from "kysely";
 import type { Definition } from "../../domain/definition.ts";
 import type {
   Instance,
@@ -55,6 +55,36 @@ export function instanceFromRow(r: Selectable<InstancesTable>): Instance {
     onAllCompleted: nullableJson<NextAssignment>(r.on_all_completed),
     joinedAt: nullableMillis(r.joined_at),
   };
+}
+
+const INSTANCE_COLUMNS: readonly (keyof InstancesTable)[] = [
+  "tenant_id",
+  "id",
+  "kind",
+  "definition_id",
+  "definition_key",
+  "parent_instance_id",
+  "root_instance_id",
+  "status",
+  "process_state",
+  "vars",
+  "started_by",
+  "created_at",
+  "completed_at",
+  "on_all_completed",
+  "joined_at",
+];
+
+/** `r.id as r_id, …`: an instance row (alias `r`) selected next to a task row (constant text, no input). */
+export const INSTANCE_COLUMNS_AS = sql.raw(
+  INSTANCE_COLUMNS.map((c) => `r.${c} as r_${c}`).join(", "),
+);
+
+/** The instance of a row selected with INSTANCE_COLUMNS_AS. */
+export function instanceFromPrefixedRow(r: Record<string, unknown>): Instance {
+  const row: Record<string, unknown> = {};
+  for (const c of INSTANCE_COLUMNS) row[c] = r[`r_${c}`];
+  return instanceFromRow(row as unknown as Selectable<InstancesTable>);
 }
 
 export function instanceToRow(i: Instance): Insertable<InstancesTable> {

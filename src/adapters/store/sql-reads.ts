@@ -12,7 +12,13 @@ import type { Task } from "../../domain/task.ts";
 import type { InboxQuery, PageQuery, ProcessQuery, StoreReads } from "../../engine/ports.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
-import { definitionFromRow, instanceFromRow, taskFromRow } from "./row-mapping.ts";
+import {
+  definitionFromRow,
+  instanceFromPrefixedRow,
+  instanceFromRow,
+  INSTANCE_COLUMNS_AS,
+  taskFromRow,
+} from "./row-mapping.ts";
 
 /**
  * Constants in WHERE clauses are inlined as literals, not bound: SQLite (and a
@@ -84,6 +90,18 @@ export class SqlReads implements StoreReads {
       .where("id", "=", id)
       .executeTakeFirst();
     return row && taskFromRow(row);
+  }
+
+  async getTaskWithInstance(
+    tenantId: string,
+    taskId: string,
+  ): Promise<{ task: Task; instance: Instance } | undefined> {
+    const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
+      select t.*, ${INSTANCE_COLUMNS_AS} from tasks t
+      join instances r on r.tenant_id = t.tenant_id and r.id = t.instance_id
+      where t.tenant_id = ${tenantId} and t.id = ${taskId}`.execute(this.db);
+    const row = rows[0];
+    return row && { task: taskFromRow(row), instance: instanceFromPrefixedRow(row) };
   }
 
   async listTasksOfInstance(tenantId: string, instanceId: string): Promise<Task[]> {

@@ -3,17 +3,21 @@
  * conditional UPDATEs whose affected-row count says who won, so two racing
  * transactions can never both succeed even without a prior lock.
  */
-import { sql, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { StatusCounts } from "../../domain/completion.ts";
 import type { Definition } from "../../domain/definition.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { StoreTx } from "../../engine/ports.ts";
-import type { StoreSchema } from "./db-schema.ts";
+import type { Selectable } from "kysely";
+import type { StoreSchema, TasksTable } from "./db-schema.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import {
   definitionToRow,
+  instanceFromPrefixedRow,
   instanceFromRow,
   instanceToRow,
+  INSTANCE_COLUMNS_AS,
   taskFromRow,
   taskPatchToRow,
   taskToRow,
@@ -26,9 +30,22 @@ const closedIfRoot = sql<
   string | null
 >`case when ${sql.ref("process_state")} is null then null else 'closed' end`;
 
+/**
+ * Over a transaction normally; over the pool for `Store.autocommit`, where each
+ * statement commits on its own.
+ */
+/** A root that gets its first referral leaves `notStarted`; anything else is kept. */
+const openIfNotStarted = sql<
+  string | null
+>`case when ${sql.ref("status")} = 'running' and ${sql.ref(
+  "process_state",
+)} = 'notStarted' then 'open' else ${sql.ref("process_state")} end`;
+
+type StatusKey = "n_open" | "n_claimed" | "n_done" | "n_cancelled";
+
 export class SqlStoreTx extends SqlReads implements StoreTx {
   constructor(
-    private readonly trx: Transaction<StoreSchema>,
+    private readonly trx: Transaction<StoreSchema> | Kysely<StoreSchema>,
     parts: StoreDialect,
   ) {
     super(trx, parts);
@@ -117,6 +134,174 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
       .$if(this.parts.rowLocks, (q) => q.forUpdate())
       .executeTakeFirst();
     return row && taskFromRow(row);
+  }
+
+  /**
+   * PostgreSQL: `FOR UPDATE OF r` locks the root row only, so one join reads the
+   * task and locks its root. SQLite has no row locks. MariaDB has no `OF` and
+   * would lock the task row in the same statement — possibly before the root,
+   * against the lock order — so there it stays two statements.
+   */
+  async lockRootWithTask(
+    tenantId: string,
+    taskId: string,
+  ): Promise<{ root: Instance; task: Task } | undefined> {
+    if (this.parts.rowLocks && !this.parts.lockOfTable) {
+      const root = await this.lockRootOf(tenantId, { taskId });
+      const task = root && (await this.lockTask(tenantId, taskId));
+      return root && task && { root, task };
+    }
+    const lock = this.parts.rowLocks ? sql` for update of r` : sql``;
+    const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
+      select t.*, ${INSTANCE_COLUMNS_AS} from tasks t
+      join instances r on r.tenant_id = t.tenant_id and r.id = t.root_instance_id
+      where t.tenant_id = ${tenantId} and t.id = ${taskId}${lock}`.execute(this.trx);
+    const row = rows[0];
+    return row && { root: instanceFromPrefixedRow(row), task: taskFromRow(row) };
+  }
+
+  /**
+   * With UPDATE … RETURNING the write is the lock: an UPDATE row-locks the root
+   * (FOR NO KEY UPDATE, which conflicts with the FOR UPDATE of a completion and
+   * with another assignment's UPDATE), so assignments and completions in one tree
+   * are still serialised on the root row.
+   */
+  async lockRootForAssignment(tenantId: string, instanceId: string): Promise<Instance | undefined> {
+    if (this.parts.updateReturning) {
+      const row = await this.trx
+        .updateTable("instances")
+        .set({ process_state: openIfNotStarted })
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", (eb) =>
+          eb
+            .selectFrom("instances as child")
+            .select("child.root_instance_id")
+            .where("child.tenant_id", "=", tenantId)
+            .where("child.id", "=", instanceId),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row && instanceFromRow(row);
+    }
+    const root = await this.lockRootOf(tenantId, { instanceId });
+    if (!root || root.status !== "running" || root.processState !== "notStarted") return root;
+    await this.setProcessState(tenantId, root.id, "open");
+    return { ...root, processState: "open" };
+  }
+
+  /**
+   * PostgreSQL: the conditional UPDATE and the count of the instance's other
+   * tasks in one statement. The count reads the statement's snapshot, taken
+   * after the caller's root lock was granted, so it sees every completion that
+   * committed before; the updated task is counted from the patch (a CTE's read
+   * does not see the same statement's write).
+   */
+  async completeTask(
+    tenantId: string,
+    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
+    patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">,
+    count: boolean,
+  ): Promise<{ counts: StatusCounts | null } | undefined> {
+    const set = taskPatchToRow(patch);
+    const claimer =
+      task.status !== "claimed"
+        ? sql``
+        : task.claimedBy === null
+          ? sql` and claimed_by is null`
+          : sql` and claimed_by = ${task.claimedBy}`;
+    if (this.parts.writableCte && count) {
+      const { rows } = await sql<Record<StatusKey, number | string>>`
+        with u as (
+          update tasks set status = ${set.status}, completed_by = ${set.completed_by},
+            completed_at = ${set.completed_at}, vars = ${set.vars}
+          where tenant_id = ${tenantId} and id = ${task.id} and status = ${task.status}${claimer}
+          returning id
+        )
+        select
+          coalesce(sum(case when t.status = 'open' then 1 else 0 end), 0) as n_open,
+          coalesce(sum(case when t.status = 'claimed' then 1 else 0 end), 0) as n_claimed,
+          coalesce(sum(case when t.status = 'done' then 1 else 0 end), 0) as n_done,
+          coalesce(sum(case when t.status = 'cancelled' then 1 else 0 end), 0) as n_cancelled
+        from u left join tasks t
+          on t.tenant_id = ${tenantId} and t.instance_id = ${task.instanceId} and t.id <> u.id
+        group by u.id`.execute(this.trx);
+      const r = rows[0];
+      if (!r) return undefined;
+      const counts: StatusCounts = {
+        open: Number(r.n_open),
+        claimed: Number(r.n_claimed),
+        done: Number(r.n_done),
+        cancelled: Number(r.n_cancelled),
+      };
+      counts[patch.status] += 1;
+      return { counts };
+    }
+    const r = await this.trx
+      .updateTable("tasks")
+      .set(set)
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", task.id)
+      .where("status", "=", task.status)
+      .$if(task.status === "claimed", (q) =>
+        task.claimedBy === null
+          ? q.where("claimed_by", "is", null)
+          : q.where("claimed_by", "=", task.claimedBy),
+      )
+      .executeTakeFirst();
+    if (r.numUpdatedRows === 0n) return undefined;
+    return { counts: count ? await this.countTasksByStatus(tenantId, task.instanceId) : null };
+  }
+
+  /**
+   * The usual case is one write: the referral goes from running to completed
+   * and, if it has an onAllCompleted, takes joined_at in the same UPDATE — the
+   * `joined_at IS NULL` condition is what makes the join happen once. Anything
+   * else (already completed, already joined) takes the step-by-step path.
+   */
+  async closeReferral(
+    tenantId: string,
+    referralId: string,
+    at: number,
+  ): Promise<{ referral: Instance; joined: boolean } | undefined> {
+    const update = this.trx
+      .updateTable("instances")
+      .set({
+        status: "completed",
+        completed_at: at,
+        process_state: closedIfRoot,
+        joined_at: sql<number>`case when ${sql.ref("on_all_completed")} is null then ${sql.ref("joined_at")} else ${at} end`,
+      })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", referralId)
+      .where("status", "<>", lit("completed"))
+      .where("joined_at", "is", null);
+    if (this.parts.updateReturning) {
+      const row = await update.returningAll().executeTakeFirst();
+      if (row) return { referral: instanceFromRow(row), joined: row.on_all_completed !== null };
+    } else if ((await update.executeTakeFirst()).numUpdatedRows > 0n) {
+      const referral = await this.getInstance(tenantId, referralId);
+      return referral && { referral, joined: referral.onAllCompleted !== null };
+    }
+    await this.completeInstance(tenantId, referralId, at);
+    const referral = await this.getInstance(tenantId, referralId);
+    if (!referral) return undefined;
+    const joined =
+      referral.onAllCompleted !== null && (await this.markJoined(tenantId, referralId, at));
+    return { referral: joined ? { ...referral, joinedAt: at } : referral, joined };
+  }
+
+  /** PostgreSQL: `WITH i AS (INSERT INTO instances …) INSERT INTO tasks …`, one round trip. */
+  async insertReferral(referral: Instance, tasks: Task[]): Promise<void> {
+    if (!this.parts.writableCte || tasks.length === 0) {
+      await this.insertInstance(referral);
+      await this.insertTasks(tasks);
+      return;
+    }
+    await this.trx
+      .with("i", (db) => db.insertInto("instances").values(instanceToRow(referral)))
+      .insertInto("tasks")
+      .values(tasks.map(taskToRow))
+      .execute();
   }
 
   async updateTask(

@@ -1,7 +1,12 @@
+import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest } from "../../domain/assignment.ts";
+import type { Definition } from "../../domain/definition.ts";
+import { newId } from "../../domain/ids.ts";
+import type { Task } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
+import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { performAssignment } from "./perform-assignment.ts";
 
@@ -17,5 +22,75 @@ export async function assign(
   assertAssignee(deps.directory, req.assignee);
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();
-  return deps.store.transaction((tx) => performAssignment(tx, ctx, req, now));
+  const direct = await assignUnderRoot(deps, ctx, req, now);
+  return (
+    direct ?? deps.store.transaction((tx) => performAssignment(tx, deps.definitions, ctx, req, now))
+  );
+}
+
+/**
+ * The common case — an assignment under an existing, running tree whose named
+ * definitions all exist — as one atomic store write (`Store.assignUnderRoot`:
+ * one statement on PostgreSQL). Definitions never change or disappear once
+ * committed, so checking them before that write is as good as inside it.
+ * Undefined on any doubt (no parent, a definition missing, the instance missing,
+ * its root completed), having written nothing: the transactional path then
+ * decides, with the same errors in the same order as always.
+ */
+async function assignUnderRoot(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  req: AssignmentRequest,
+  now: number,
+): Promise<AssignResult | undefined> {
+  if (req.parentInstanceId === undefined) return undefined;
+  let definition: Definition | null = null;
+  if (req.definitionKey !== undefined) {
+    const d = await knownDefinition(deps.definitions, deps.store, ctx.tenantId, req.definitionKey);
+    if (!d) return undefined;
+    definition = d;
+  }
+  for (let n = req.onAllCompleted; n; n = n.onAllCompleted) {
+    if (
+      n.definitionKey !== undefined &&
+      !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, n.definitionKey))
+    )
+      return undefined;
+  }
+  const referral = {
+    id: newId(now),
+    vars: req.vars ?? {},
+    startedBy: ctx.actorId,
+    createdAt: now,
+    onAllCompleted: req.onAllCompleted ?? null,
+  };
+  const assignees = expandAssignee(req.assignee).map((a) => ({
+    id: newId(now),
+    assigneeKind: a.kind,
+    assigneeId: a.id,
+  }));
+  const root = await deps.store.assignUnderRoot({
+    tenantId: ctx.tenantId,
+    parentInstanceId: req.parentInstanceId,
+    definition,
+    referral,
+    tasks: assignees,
+  });
+  if (!root) return undefined;
+  const tasks = assignees.map((a): Task => ({
+    ...a,
+    tenantId: ctx.tenantId,
+    instanceId: referral.id,
+    rootInstanceId: root.id,
+    definitionKey: definition?.key ?? root.definitionKey,
+    assignedBy: ctx.actorId,
+    status: "open",
+    claimedBy: null,
+    claimedAt: null,
+    completedBy: null,
+    completedAt: null,
+    vars: null,
+    createdAt: now,
+  }));
+  return { instanceId: referral.id, task: tasks[0]!, tasks };
 }

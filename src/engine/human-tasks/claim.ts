@@ -17,7 +17,8 @@ export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: stri
   assertCanClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
   const now = deps.clock.now();
   const patch = { status: "claimed" as const, claimedBy: ctx.actorId, claimedAt: now };
-  const won = await deps.store.transaction((tx) =>
+  // One conditional write: no transaction needed around it.
+  const won = await deps.store.autocommit((tx) =>
     tx.updateTask(ctx.tenantId, taskId, ["open"], patch),
   );
   if (!won) throw notOpen(`task '${taskId}' is no longer open`);

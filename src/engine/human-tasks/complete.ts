@@ -1,14 +1,16 @@
 import type { NextAssignment } from "../../domain/assignment.ts";
-import { completionOf } from "../../domain/completion.ts";
+import { completionOf, type StatusCounts } from "../../domain/completion.ts";
 import { notFound, notOpen } from "../../domain/errors.ts";
 import { assertCanComplete, type Task } from "../../domain/task.ts";
+import type { Instance } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult, CompleteAndEndResult, CompleteResult } from "../human-task-api.ts";
 import type { StoreTx } from "../ports.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
+import { knownDefinition, type DefinitionCache } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
-import { performAssignment } from "./perform-assignment.ts";
+import { newReferral, performAssignment } from "./perform-assignment.ts";
 
 /**
  * Complete a task, then — if that finished its referral — perform the parallel
@@ -31,16 +33,26 @@ export async function complete(
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   assertNextChain(deps.directory, req.next);
   const now = deps.clock.now();
+  if (req.next === undefined && deps.store.completesInOneStatement) {
+    const direct = await completeInOneStatement(deps, ctx, taskId, req.vars, now);
+    if (direct) return direct;
+  }
   return deps.store.transaction(async (tx) => {
-    const task = await finishTask(tx, ctx, taskId, req.vars, now);
-    const counts = await tx.countTasksByStatus(ctx.tenantId, task.instanceId);
-    const completion = completionOf(task.instanceId, counts);
-    const joined = completion.allCompleted
-      ? await closeReferral(tx, ctx.tenantId, task.instanceId, now)
-      : null;
+    const done = await finishTask(tx, ctx, taskId, req.vars, now, true);
+    const { task } = done;
+    let root = done.root;
+    const completion = completionOf(task.instanceId, done.counts!);
+    let joined: AssignResult | null = null;
+    if (completion.allCompleted) {
+      const closed = await tx.closeReferral(ctx.tenantId, task.instanceId, now);
+      // A referral made without a parent is its own root: now it is completed too.
+      if (closed?.referral.id === root.id) root = closed.referral;
+      if (closed?.joined) joined = await joinNext(tx, deps.definitions, closed.referral, root, now);
+    }
     const explicit = req.next
       ? await performAssignment(
           tx,
+          deps.definitions,
           ctx,
           {
             ...req.next,
@@ -48,10 +60,85 @@ export async function complete(
             definitionKey: req.next.definitionKey ?? task.definitionKey,
           },
           now,
+          root,
         )
       : null;
     return { task, completion, next: explicit ?? joined, joined };
   });
+}
+
+/**
+ * The common completion — no `next`, the task's referral under a root — as
+ * one autocommit statement (`Store.completeInOneStatement`, PostgreSQL): the
+ * same root-then-task locks, the same conditional writes, the same join guard.
+ * It is prepared from one unlocked read of the task and its referral; anything
+ * that read cannot settle (the task missing, the actor's check failing, the
+ * referral being its own root, a definition of the join missing) and a write
+ * that finds the task changed since (nothing is written then) go to the
+ * transactional path, which decides under the locks with the usual errors.
+ */
+async function completeInOneStatement(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  taskId: string,
+  vars: Vars | undefined,
+  now: number,
+): Promise<CompleteResult | undefined> {
+  const found = await deps.store.getTaskWithInstance(ctx.tenantId, taskId);
+  if (!found || found.instance.parentInstanceId === null) return undefined;
+  const { task, instance: referral } = found;
+  try {
+    assertCanComplete(task, ctx.actorId);
+  } catch {
+    return undefined;
+  }
+  const next = referral.onAllCompleted;
+  let join: { referral: Instance; tasks: Task[] } | null = null;
+  if (next !== null) {
+    const key = next.definitionKey ?? referral.definitionKey;
+    const def = await knownDefinition(deps.definitions, deps.store, ctx.tenantId, key);
+    if (!def) return undefined;
+    for (let n = next.onAllCompleted; n; n = n.onAllCompleted) {
+      const k = n.definitionKey ?? key;
+      if (k !== key && !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, k)))
+        return undefined;
+    }
+    // The join acts for whoever set it up (see joinNext()).
+    const actor = { tenantId: ctx.tenantId, actorId: referral.startedBy };
+    join = newReferral(actor, def, referral.rootInstanceId, next, now);
+  }
+  const patch = {
+    status: "done" as const,
+    completedBy: ctx.actorId,
+    completedAt: now,
+    vars: vars ?? null,
+  };
+  const r = await deps.store.completeInOneStatement({
+    tenantId: ctx.tenantId,
+    task,
+    patch,
+    requireRunningRoot: join !== null,
+    join,
+  });
+  if (!r) return undefined;
+  const completion = completionOf(task.instanceId, r.counts);
+  let joined: AssignResult | null =
+    r.joined && join
+      ? { instanceId: join.referral.id, task: join.tasks[0]!, tasks: join.tasks }
+      : null;
+  if (completion.allCompleted && !r.closed) {
+    // The referral was already completed or joined before its last task finished —
+    // no path of the engine leaves it so. The task is done (committed); close the
+    // referral step by step as the transactional path would, under the root lock.
+    joined = await deps.store.transaction(async (tx) => {
+      const root = await tx.lockRootOf(ctx.tenantId, { taskId });
+      const closed = await tx.closeReferral(ctx.tenantId, task.instanceId, now);
+      return root && closed?.joined
+        ? joinNext(tx, deps.definitions, closed.referral, root, now)
+        : null;
+    });
+  }
+  return { task: { ...task, ...patch }, completion, next: joined, joined };
 }
 
 /** 002 §4.5: complete this task, cancel every other open task of the tree, close the tree. */
@@ -65,7 +152,7 @@ export async function completeAndEnd(
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const now = deps.clock.now();
   return deps.store.transaction(async (tx) => {
-    const task = await finishTask(tx, ctx, taskId, req.vars, now);
+    const { task } = await finishTask(tx, ctx, taskId, req.vars, now, false);
     const cancelled = await tx.cancelOpenTasksOfRoot(
       ctx.tenantId,
       task.rootInstanceId,
@@ -77,17 +164,24 @@ export async function completeAndEnd(
   });
 }
 
-/** Lock order everywhere: root instance, then task. */
+/**
+ * Lock order everywhere: root instance, then task. The root is locked and the
+ * task read in one statement; the task row itself is not locked, so the write
+ * is conditional on what the check read (status, and the claimer of a claimed
+ * task). A claim or release (which take no root lock) landing in between makes
+ * it fail: then the task is read again under its row lock and checked again.
+ */
 async function finishTask(
   tx: StoreTx,
   ctx: ActorContext,
   taskId: string,
   vars: Vars | undefined,
   now: number,
-): Promise<Task> {
-  if (!(await tx.lockRootOf(ctx.tenantId, { taskId }))) throw notFound("task", taskId);
-  const task = await tx.lockTask(ctx.tenantId, taskId);
-  if (!task) throw notFound("task", taskId);
+  count: boolean,
+): Promise<{ root: Instance; task: Task; counts: StatusCounts | null }> {
+  const found = await tx.lockRootWithTask(ctx.tenantId, taskId);
+  if (!found) throw notFound("task", taskId);
+  let task = found.task;
   assertCanComplete(task, ctx.actorId);
   const patch = {
     status: "done" as const,
@@ -95,27 +189,35 @@ async function finishTask(
     completedAt: now,
     vars: vars ?? null,
   };
-  if (!(await tx.updateTask(ctx.tenantId, taskId, [task.status], patch))) {
-    throw notOpen(`task '${taskId}' is no longer open`);
+  let written = await tx.completeTask(ctx.tenantId, task, patch, count);
+  if (!written) {
+    const locked = await tx.lockTask(ctx.tenantId, taskId);
+    if (!locked) throw notFound("task", taskId);
+    task = locked;
+    assertCanComplete(task, ctx.actorId);
+    written = await tx.completeTask(ctx.tenantId, task, patch, count);
+    if (!written) throw notOpen(`task '${taskId}' is no longer open`);
   }
-  return { ...task, ...patch };
+  return { root: found.root, task: { ...task, ...patch }, counts: written.counts };
 }
 
-/** The referral is finished: mark it completed and, once only, perform its onAllCompleted. */
-async function closeReferral(
+/**
+ * Performs the referral's onAllCompleted under the same (already locked) root.
+ * The join acts for whoever set it up: the actor of the assignment that carried
+ * onAllCompleted.
+ */
+function joinNext(
   tx: StoreTx,
-  tenantId: string,
-  referralId: string,
+  definitions: DefinitionCache,
+  referral: Instance,
+  root: Instance,
   now: number,
-): Promise<AssignResult | null> {
-  await tx.completeInstance(tenantId, referralId, now);
-  const referral = await tx.getInstance(tenantId, referralId);
-  const next = referral?.onAllCompleted;
-  if (!referral || !next || !(await tx.markJoined(tenantId, referralId, now))) return null;
-  // The join acts for whoever set it up: the actor of the assignment that carried onAllCompleted.
-  const actor = { tenantId, actorId: referral.startedBy };
+): Promise<AssignResult> {
+  const next = referral.onAllCompleted!;
+  const actor = { tenantId: referral.tenantId, actorId: referral.startedBy };
   return performAssignment(
     tx,
+    definitions,
     actor,
     {
       ...next,
@@ -123,5 +225,6 @@ async function closeReferral(
       parentInstanceId: referral.rootInstanceId,
     },
     now,
+    root,
   );
 }

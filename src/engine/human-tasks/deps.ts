@@ -1,8 +1,11 @@
 import type { Clock, Directory, Store } from "../ports.ts";
+import type { DefinitionCache } from "./definition-cache.ts";
 
 /** What every human-task use case needs; built once by the composition root. */
 export interface HumanTaskDeps {
   store: Store;
   directory: Directory;
   clock: Clock;
+  /** Committed definitions, which never change (see definition-cache.ts). */
+  definitions: DefinitionCache;
 }

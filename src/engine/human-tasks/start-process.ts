@@ -15,7 +15,15 @@ export async function startProcess(
   requireId("processKey", req.processKey);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const now = deps.clock.now();
-  return deps.store.transaction(async (tx) => {
+  const cached = deps.definitions.get(ctx.tenantId, req.processKey);
+  if (cached) {
+    // The definition exists (definitions are never deleted): the start is one
+    // INSERT, which needs no transaction around it.
+    const root = newRoot(ctx, cached.id, cached.key, req.vars ?? {}, now);
+    await deps.store.autocommit((tx) => tx.insertInstance(root));
+    return { definitionKey: cached.key, instanceId: root.id };
+  }
+  const { def, root } = await deps.store.transaction(async (tx) => {
     // Read first: the definition nearly always exists, and an insert-if-absent of
     // one hot key makes concurrent starts queue on its unique-index entry
     // (measured: 32 concurrent starts of one key serialised behind each other).
@@ -30,8 +38,10 @@ export async function startProcess(
       }));
     const root = newRoot(ctx, def.id, def.key, req.vars ?? {}, now);
     await tx.insertInstance(root);
-    return { definitionKey: def.key, instanceId: root.id };
+    return { def, root };
   });
+  deps.definitions.put(def); // committed now
+  return { definitionKey: def.key, instanceId: root.id };
 }
 
 function newRoot(

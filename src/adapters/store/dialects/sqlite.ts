@@ -2,44 +2,40 @@
  * SQLite (better-sqlite3 v12), the embedded default.
  *
  * Concurrency model: better-sqlite3 is synchronous and Kysely drives it through
- * ONE connection guarded by a mutex, so inside one process every transaction
- * runs alone — there are no row locks to take, and `lockInstance`/`lockTask`
- * are plain selects. Across processes (a `taskflow migrate` next to a server,
- * two servers on one file) SQLite's file lock is what serialises writers, and
- * we begin every transaction with `BEGIN IMMEDIATE`: it takes the write lock up
- * front, so a read-then-write transaction can never fail half-way with
- * SQLITE_BUSY on the lock upgrade (which busy_timeout does not retry); instead
- * the second writer waits up to busy_timeout (5,000 ms) at BEGIN.
+ * ONE connection, which one logical transaction at a time holds, so inside one
+ * process every transaction runs alone — there are no row locks to take, and
+ * `lockInstance`/`lockTask` are plain selects. The driver commits in groups
+ * (`sqlite-group-commit.ts`): many logical transactions and autocommit
+ * statements share one physical transaction, and none of them learns its
+ * result before that COMMIT succeeded. Across processes (a `taskflow migrate`
+ * next to a server, two servers on one file) SQLite's file lock is what
+ * serialises writers, and every physical transaction begins with
+ * `BEGIN IMMEDIATE`: it takes the write lock up front, so a read-then-write
+ * transaction can never fail half-way with SQLITE_BUSY on the lock upgrade
+ * (which busy_timeout does not retry); instead the second writer waits up to
+ * busy_timeout (5,000 ms) at BEGIN.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import {
-  CompiledQuery,
   SqliteAdapter,
-  SqliteDriver,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  type DatabaseConnection,
   type Dialect,
   type Kysely,
 } from "kysely";
+import { GroupCommitSqliteDriver } from "./sqlite-group-commit.ts";
 import { withStatementCache } from "./sqlite-statement-cache.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
 /** Writers wait this long for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
 
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-  }
-}
-
 /**
  * SQLite DDL is transactional, although Kysely's adapter says otherwise to stay
  * conservative. Saying so makes Kysely's Migrator run all pending migrations in
- * one transaction — which our driver begins IMMEDIATE, so two processes
+ * one transaction — a savepoint in a batch our driver begins IMMEDIATE, so two processes
  * migrating one file take turns instead of both applying 001 (Kysely's SQLite
  * migration lock is a no-op because it assumes a single process).
  */
@@ -62,9 +58,8 @@ function openDatabase(path: string): Database.Database {
 }
 
 export function sqliteDialect(path: string, target: string): StoreDialect {
-  const config = { database: () => Promise.resolve(withStatementCache(openDatabase(path))) };
   const kysely: Dialect = {
-    createDriver: () => new ImmediateSqliteDriver(config),
+    createDriver: () => new GroupCommitSqliteDriver(() => withStatementCache(openDatabase(path))),
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
     createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),

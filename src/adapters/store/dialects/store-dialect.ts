@@ -23,6 +23,23 @@ export interface StoreDialect {
    * branches PostgreSQL spent ~5 ms planning a query that runs in 0.8 ms.
    */
   readonly lateralUnnest: boolean;
+  /**
+   * `UPDATE … RETURNING` exists (PostgreSQL; SQLite ≥ 3.35), so a conditional
+   * write can hand back the row it changed instead of a SELECT before or after
+   * it. MariaDB has none. Absent means false.
+   */
+  readonly updateReturning?: boolean;
+  /**
+   * Data-modifying statements inside `WITH` (PostgreSQL): an UPDATE and a read
+   * after it, or two INSERTs, become one statement. Absent means false.
+   */
+  readonly writableCte?: boolean;
+  /**
+   * `SELECT … FOR UPDATE OF t` locks only the rows of `t` in a join
+   * (PostgreSQL). MariaDB has no `OF` and would lock every joined row. Absent
+   * means false.
+   */
+  readonly lockOfTable?: boolean;
   /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */
