@@ -31,6 +31,7 @@ import type { StoreDialect } from "./store-dialect.ts";
 
 /** Writers wait this long for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
+const MMAP_BYTES = 256 * 1024 * 1024;
 
 /**
  * SQLite DDL is transactional, although Kysely's adapter says otherwise to stay
@@ -54,6 +55,11 @@ function openDatabase(path: string): Database.Database {
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma("foreign_keys = ON");
+  // Reads through a memory map instead of a pread() per page: the inserts into
+  // runs and instances (5-7 indexes each) touch many pages, and this cut the
+  // time spent inside SQLite by ~30 % on the durable bench at 32 in flight
+  // (2026-11-30). 256 MiB of address space, not of memory; the page cache backs it.
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   return db;
 }
 
