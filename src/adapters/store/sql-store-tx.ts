@@ -138,18 +138,29 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
 
   /**
    * PostgreSQL: `FOR UPDATE OF r` locks the root row only, so one join reads the
-   * task and locks its root. SQLite has no row locks. MariaDB has no `OF` and
-   * would lock the task row in the same statement — possibly before the root,
-   * against the lock order — so there it stays two statements.
+   * task and locks its root. SQLite has no row locks. MariaDB has no `OF`: its
+   * locking join locks every row it reads, in the order it reads them, so
+   * `STRAIGHT_JOIN` fixes that order — the root (found through a non-locking
+   * subquery), then the task, as lockRootOf followed by lockTask would.
    */
   async lockRootWithTask(
     tenantId: string,
     taskId: string,
   ): Promise<{ root: Instance; task: Task } | undefined> {
     if (this.parts.rowLocks && !this.parts.lockOfTable) {
-      const root = await this.lockRootOf(tenantId, { taskId });
-      const task = root && (await this.lockTask(tenantId, taskId));
-      return root && task && { root, task };
+      if (!this.parts.straightJoin) {
+        const root = await this.lockRootOf(tenantId, { taskId });
+        const task = root && (await this.lockTask(tenantId, taskId));
+        return root && task && { root, task };
+      }
+      const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
+        select straight_join t.*, ${INSTANCE_COLUMNS_AS} from instances r
+        join tasks t on t.tenant_id = r.tenant_id and t.id = ${taskId}
+        where r.tenant_id = ${tenantId}
+          and r.id = (select root_instance_id from tasks where tenant_id = ${tenantId} and id = ${taskId})
+        for update`.execute(this.trx);
+      const row = rows[0];
+      return row && { root: instanceFromPrefixedRow(row), task: taskFromRow(row) };
     }
     const lock = this.parts.rowLocks ? sql` for update of r` : sql``;
     const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`

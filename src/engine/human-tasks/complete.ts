@@ -20,8 +20,12 @@ import { newReferral, performAssignment } from "./perform-assignment.ts";
  * transactions would each count the other as still open (neither sees the
  * other's uncommitted write) and the join would never fire. Locking the root
  * first serialises completions within one process tree, so the second one
- * counts after the first has committed. `markJoined` (a conditional write on
- * joined_at) then makes the join happen at most once even if that ever changed.
+ * counts after the first has committed. The conditional write on joined_at
+ * (`closeReferral`, `markJoined`) then makes the join happen at most once even if
+ * that ever changed.
+ *
+ * Without `next`, on PostgreSQL, the same locks and writes run as one statement
+ * (see completeInOneStatement below); everything else takes the transaction.
  */
 export async function complete(
   deps: HumanTaskDeps,

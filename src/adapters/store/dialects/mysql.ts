@@ -43,6 +43,7 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     updateReturning: false,
     writableCte: false,
     lockOfTable: false,
+    straightJoin: true,
     partialIndexes: false,
     insertIgnore: "on-duplicate-key-noop",
     jsonText: "mediumtext",

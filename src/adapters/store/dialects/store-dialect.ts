@@ -40,6 +40,11 @@ export interface StoreDialect {
    * means false.
    */
   readonly lockOfTable?: boolean;
+  /**
+   * `SELECT STRAIGHT_JOIN` (MariaDB/MySQL) joins in FROM order, so a locking join
+   * locks its rows table by table in that order. Absent means false.
+   */
+  readonly straightJoin?: boolean;
   /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */
