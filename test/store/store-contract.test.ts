@@ -1150,6 +1150,47 @@ function registerStoreCases(backend: Backend) {
           { poolSize: 22 },
         ));
 
+      void it("next to a transaction cancelling the referral's tasks in id order (the durable bridge): no deadlock", (t) =>
+        store1(
+          t,
+          async (store) => {
+            const { tasks, join } = await seedJoin(store, 2);
+            const [a, b] = tasks as [Task, Task]; // ids are UUIDv7: a < b
+            let aLocked!: () => void;
+            const locked = new Promise<void>((r) => (aLocked = r));
+            const cancel = { status: "cancelled", completedAt: 1 } as const;
+            const bridge = store.transaction(async (tx) => {
+              await tx.updateTask(A, a.id, ["open", "claimed"], cancel);
+              aLocked();
+              await sleep(200);
+              await tx.updateTask(A, b.id, ["open", "claimed"], cancel);
+              await tx.completeInstance(A, a.instanceId, 1);
+            });
+            await locked;
+            const [mine, theirs] = await Promise.allSettled([
+              store.completeInOneStatement({
+                tenantId: A,
+                requireRunningRoot: true,
+                join,
+                task: b,
+                patch: patch("u1"),
+              }),
+              bridge,
+            ]);
+            assert.equal(mine.status, "fulfilled", String((mine as { reason?: unknown }).reason));
+            assert.equal(
+              theirs.status,
+              "fulfilled",
+              String((theirs as { reason?: unknown }).reason),
+            );
+            // The cancellation held a's lock first, so it wins b too; nothing of ours is written.
+            assert.equal(mine.status === "fulfilled" && mine.value, undefined);
+            assert.equal((await store.getTask(A, b.id))?.status, "cancelled");
+            assert.equal(await store.getInstance(A, join.referral.id), undefined);
+          },
+          { poolSize: 4 },
+        ));
+
       /** Runs on the backends that have it. */
       function store1(
         t: { skip(msg: string): void },

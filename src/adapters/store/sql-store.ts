@@ -136,16 +136,20 @@ export class SqlStore extends SqlReads implements Store {
   }
 
   /**
-   * PostgreSQL. The order of the locks follows from what each part reads:
-   * `u` cannot run before `r` (its condition reads `r`), `o` not before `u`,
-   * and so on, so the root is locked first, then the task — the lock order of
-   * every other path. The statement's snapshot is taken before the root lock is
-   * granted, so nothing here trusts a plain read of a row another completion
-   * may have changed: the task and the referral are changed by UPDATEs and the
-   * other tasks are read FOR SHARE, and under READ COMMITTED all three act on
-   * the latest committed row version (re-checking their conditions on it). The
-   * referral's tasks are all inserted with it, so none can be missing from the
-   * snapshot. `c` is the join guard (`joined_at IS NULL`), as in closeReferral.
+   * PostgreSQL. The order of the locks follows from what each part reads: `o`
+   * cannot run before `r` (its condition reads `r`), `u` not before all of `o`
+   * (it counts it), `c` not before `u`. So the root is locked first — the lock
+   * order of every other path — then the referral's tasks, this one included,
+   * in id order (FOR SHARE), then this task is written, then the referral. Id
+   * order matters: the durable bridge cancels a referral's tasks in id order
+   * without the root lock, and locking ours first and the others after could
+   * deadlock with it. The statement's snapshot is taken before the root lock is
+   * granted, so nothing here trusts a plain read of a row another completion may
+   * have changed: the tasks are read with a locking read and the task and the
+   * referral changed by UPDATEs, which under READ COMMITTED act on the latest
+   * committed row version (re-checking their conditions on it). The referral's
+   * tasks are all inserted with it, so none can be missing from the snapshot.
+   * `c` is the join guard (`joined_at IS NULL`), as in closeReferral.
    */
   async completeInOneStatement(
     c: OneStatementCompletion,
@@ -176,24 +180,26 @@ export class SqlStore extends SqlReads implements Store {
         select id, status from instances
         where tenant_id = ${c.tenantId} and id = ${t.rootInstanceId}
         for update
+      ), o as (
+        select id, status from tasks
+        where tenant_id = ${c.tenantId} and instance_id = ${t.instanceId}
+          and exists (select 1 from r)
+        order by id
+        for share
       ), u as (
         update tasks set status = ${p.status}, completed_by = ${p.completed_by},
           completed_at = ${p.completed_at}, vars = ${p.vars}
         where tenant_id = ${c.tenantId} and id = ${t.id} and status = ${t.status}${claimer}
+          and (select count(*) from o) > 0
           and exists (select 1 from r where true${running})
         returning id
-      ), o as (
-        select status from tasks
-        where tenant_id = ${c.tenantId} and instance_id = ${t.instanceId} and id <> ${t.id}
-          and exists (select 1 from u)
-        for share
       ), n as (
         select
           count(*) filter (where status = 'open') as n_open,
           count(*) filter (where status = 'claimed') as n_claimed,
           count(*) filter (where status = 'done') as n_done,
           count(*) filter (where status = 'cancelled') as n_cancelled
-        from o
+        from o where id <> ${t.id}
       ), c as (
         update instances set status = 'completed', completed_at = ${p.completed_at},
           process_state = case when process_state is null then null else 'closed' end,
