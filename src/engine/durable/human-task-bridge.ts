@@ -5,6 +5,7 @@
  * as a wake-up hint (see wakeRunsOnCompletion); the tasks table stays the
  * source of truth, read again whenever the run looks.
  */
+import { LRUCache } from "lru-cache";
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
@@ -12,6 +13,9 @@ import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-task-api.ts";
 import type { Store, StoreTx } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
+
+/** Roots remembered by wakeRunsOnCompletion (about 100 bytes each). */
+const ROOTS_CACHED = 10_000;
 
 /** Vars key that ties a referral to the ctx.humanTask call that made it. */
 export const RUN_TAG = "taskflowRun";
@@ -128,11 +132,25 @@ export function wakeRunsOnCompletion(
   runs: RunStore,
   onWake?: () => void,
 ): HumanTaskApi {
+  // Root instance → the run it belongs to, or null. An instance's kind and vars
+  // never change after insert, so the answer is final: only the first completion
+  // under a root reads it (a REST cycle of 3 completes made 3 reads, now 1).
+  const runOfRoot = new LRUCache<string, { runId: string | null }>({ max: ROOTS_CACHED });
+  const runIdOf = async (tenantId: string, rootId: string): Promise<string | null> => {
+    const key = `${tenantId}\u0000${rootId}`;
+    const known = runOfRoot.get(key);
+    if (known !== undefined) return known.runId;
+    const root = await store.getInstance(tenantId, rootId);
+    if (root === undefined) return null;
+    const v = root.vars?.runId;
+    const runId = root.kind === "process" && typeof v === "string" ? v : null;
+    runOfRoot.set(key, { runId });
+    return runId;
+  };
   const hint = async (tenantId: string, task: Task) => {
     try {
-      const root = await store.getInstance(tenantId, task.rootInstanceId);
-      const runId = root?.vars?.runId;
-      if (root?.kind !== "process" || typeof runId !== "string") return;
+      const runId = await runIdOf(tenantId, task.rootInstanceId);
+      if (runId === null) return;
       const referral = await store.getInstance(tenantId, task.instanceId);
       if (!referral?.vars?.[RUN_TAG]) return;
       const name = taskSignal(task.instanceId);

@@ -35,6 +35,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     updateReturning: true,
     writableCte: true,
     lockOfTable: true,
+    straightJoin: false,
     partialIndexes: true,
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",

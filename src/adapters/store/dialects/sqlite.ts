@@ -79,6 +79,10 @@ export function sqliteDialect(path: string, target: string): StoreDialect {
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    updateReturning: true,
+    writableCte: false,
+    lockOfTable: false,
+    straightJoin: false,
     target,
   };
 }

@@ -26,25 +26,25 @@ export interface StoreDialect {
   /**
    * `UPDATE … RETURNING` exists (PostgreSQL; SQLite ≥ 3.35), so a conditional
    * write can hand back the row it changed instead of a SELECT before or after
-   * it. MariaDB has none. Absent means false.
+   * it. MariaDB has none.
    */
-  readonly updateReturning?: boolean;
+  readonly updateReturning: boolean;
   /**
    * Data-modifying statements inside `WITH` (PostgreSQL): an UPDATE and a read
-   * after it, or two INSERTs, become one statement. Absent means false.
+   * after it, or two INSERTs, become one statement.
    */
-  readonly writableCte?: boolean;
+  readonly writableCte: boolean;
   /**
    * `SELECT … FOR UPDATE OF t` locks only the rows of `t` in a join
    * (PostgreSQL). MariaDB has no `OF` and would lock every joined row. Absent
    * means false.
    */
-  readonly lockOfTable?: boolean;
+  readonly lockOfTable: boolean;
   /**
    * `SELECT STRAIGHT_JOIN` (MariaDB/MySQL) joins in FROM order, so a locking join
-   * locks its rows table by table in that order. Absent means false.
+   * locks its rows table by table in that order.
    */
-  readonly straightJoin?: boolean;
+  readonly straightJoin: boolean;
   /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */
