@@ -19,9 +19,11 @@ import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { SqlReads } from "./sql-reads.ts";
 import { instanceFromRow, instanceToRow, taskPatchToRow } from "./row-mapping.ts";
 import { SqlStoreTx } from "./sql-store-tx.ts";
+import { startStatsKeeper, type StatsKeeper } from "./pg-stats-keeper.ts";
 
 export class SqlStore extends SqlReads implements Store {
   readonly dialect: StoreDialectName;
+  private statsKeeper: StatsKeeper | undefined;
 
   constructor(parts: StoreDialect) {
     // Kysely opens no connection until the first query: a bad host fails in migrate().
@@ -43,6 +45,10 @@ export class SqlStore extends SqlReads implements Store {
         `DATABASE_URL ${this.parts.target}: cannot migrate the database: ${describeError(error)}`,
         { cause: error },
       );
+    }
+    // The tables exist now; young tables need statistics sooner than autovacuum gives them.
+    if (this.parts.name === "postgres" && this.statsKeeper === undefined) {
+      this.statsKeeper = startStatsKeeper(this.db as Kysely<unknown>);
     }
   }
 
@@ -247,6 +253,7 @@ export class SqlStore extends SqlReads implements Store {
   }
 
   async close(): Promise<void> {
+    this.statsKeeper?.stop();
     await this.db.destroy();
   }
 }
