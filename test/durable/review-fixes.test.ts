@@ -23,7 +23,12 @@ import {
 import { executeRun } from "../../src/engine/durable/executor.ts";
 import type { Run } from "../../src/domain/run.ts";
 import type { RunStore } from "../../src/engine/durable/run-store-port.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import {
+  backendTestOptions,
+  backends,
+  createTestDatabase,
+  type Backend,
+} from "../support/backends.ts";
 
 const T = "t1";
 
@@ -89,9 +94,9 @@ test("non-determinism blocks the run (error visible, no compensation, backoff) u
   assert.deepEqual(compensated, []);
 });
 
-/** A SQLite database with the inbox, the run store and the bridge (engine wrappable). */
-async function sqliteInbox(wrap: (e: HumanTaskApi) => HumanTaskApi = (e) => e) {
-  const db = await createTestDatabase({ name: "sqlite" });
+/** A fresh database of `b` with the inbox, the run store and the bridge (engine wrappable). */
+async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskApi = (e) => e) {
+  const db = await createTestDatabase(b);
   const config = loadConfig({
     env: {},
     overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
@@ -113,62 +118,69 @@ async function sqliteInbox(wrap: (e: HumanTaskApi) => HumanTaskApi = (e) => e) {
   };
 }
 
-test("a lease takeover while creating a human task does not duplicate the inbox task (SQLite)", async () => {
-  const wf = workflow("approve", async (ctx) => {
-    const r = await ctx.humanTask("ok", { assignee: { kind: "user", id: "bob" } });
-    return r.completedBy;
-  });
-  // Both executions reach AssignTo before either has created anything.
-  let arrived = 0;
-  let open!: () => void;
-  const both = new Promise<void>((r) => (open = r));
-  const env = await sqliteInbox(
-    (e) =>
-      new Proxy(e, {
-        get(target, prop, receiver) {
-          const v = Reflect.get(target, prop, receiver) as unknown;
-          if (prop !== "assign" || typeof v !== "function") return v;
-          return async (...args: unknown[]) => {
-            if (++arrived === 2) open();
-            await both;
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        },
-      }),
-  );
-  try {
-    const clock = new Clock(Date.now());
-    await env.runs.createRun({
-      tenantId: T,
-      id: "r1",
-      workflow: "approve",
-      input: null,
-      parentRunId: null,
-      startedBy: "alice",
-      now: clock.now(),
-    });
-    const registry = new WorkflowRegistry([wf]);
-    const exec = (run: Run, owner: string) =>
-      executeRun(run, {
-        store: env.runs,
-        registry,
-        owner,
-        contextOptions: { now: clock.now, inMemoryWaitMs: 0, humanTasks: env.bridge },
+for (const b of backends) {
+  test(
+    `a lease takeover while creating a human task does not duplicate the inbox task (${b.name})`,
+    await backendTestOptions(b),
+    async () => {
+      const wf = workflow("approve", async (ctx) => {
+        const r = await ctx.humanTask("ok", { assignee: { kind: "user", id: "bob" } });
+        return r.completedBy;
       });
-    const [first] = await env.runs.claimRuns("w1", clock.now(), clock.now() + 5_000, 1);
-    clock.advance(6_000); // w1's lease expires: w2 takes the run over while w1 still works
-    const [second] = await env.runs.claimRuns("w2", clock.now(), clock.now() + 5_000, 1);
-    const outcomes = await Promise.all([exec(first!, "w1"), exec(second!, "w2")]);
-    assert.deepEqual(outcomes.sort(), ["lost", "waiting"]);
-    const bobs = await env.engine.userInbox({ tenantId: T }, "bob", {});
-    assert.equal(bobs.items.length, 1, "one inbox task");
-    const hist = await env.runs.loadHistory(T, "r1", 0);
-    const wait = hist.find((e) => e.type === "task_wait")!;
-    assert.equal((wait.data as { instanceId: string }).instanceId, bobs.items[0]!.instanceId);
-  } finally {
-    await env.close();
-  }
-});
+      // Both executions reach AssignTo before either has created anything.
+      let arrived = 0;
+      let open!: () => void;
+      const both = new Promise<void>((r) => (open = r));
+      const env = await inboxOn(
+        b,
+        (e) =>
+          new Proxy(e, {
+            get(target, prop, receiver) {
+              const v = Reflect.get(target, prop, receiver) as unknown;
+              if (prop !== "assign" || typeof v !== "function") return v;
+              return async (...args: unknown[]) => {
+                if (++arrived === 2) open();
+                await both;
+                return (v as (...a: unknown[]) => unknown).apply(target, args);
+              };
+            },
+          }),
+      );
+      try {
+        const clock = new Clock(Date.now());
+        await env.runs.createRun({
+          tenantId: T,
+          id: "r1",
+          workflow: "approve",
+          input: null,
+          parentRunId: null,
+          startedBy: "alice",
+          now: clock.now(),
+        });
+        const registry = new WorkflowRegistry([wf]);
+        const exec = (run: Run, owner: string) =>
+          executeRun(run, {
+            store: env.runs,
+            registry,
+            owner,
+            contextOptions: { now: clock.now, inMemoryWaitMs: 0, humanTasks: env.bridge },
+          });
+        const [first] = await env.runs.claimRuns("w1", clock.now(), clock.now() + 5_000, 1);
+        clock.advance(6_000); // w1's lease expires: w2 takes the run over while w1 still works
+        const [second] = await env.runs.claimRuns("w2", clock.now(), clock.now() + 5_000, 1);
+        const outcomes = await Promise.all([exec(first!, "w1"), exec(second!, "w2")]);
+        assert.deepEqual(outcomes.sort(), ["lost", "waiting"]);
+        const bobs = await env.engine.userInbox({ tenantId: T }, "bob", {});
+        assert.equal(bobs.items.length, 1, "one inbox task");
+        const hist = await env.runs.loadHistory(T, "r1", 0);
+        const wait = hist.find((e) => e.type === "task_wait")!;
+        assert.equal((wait.data as { instanceId: string }).instanceId, bobs.items[0]!.instanceId);
+      } finally {
+        await env.close();
+      }
+    },
+  );
+}
 
 // ---- races of waits against timers ----------------------------------------------------
 
@@ -209,14 +221,20 @@ test("race of a signal wait against a timer: the signal that came first wins, on
   await signalRaceOn(new MemoryRunStore());
 });
 
-test("race of a signal wait against a timer: the signal that came first wins, on every replay (SQLite)", async () => {
-  const env = await sqliteInbox();
-  try {
-    await signalRaceOn(env.runs, new Clock(Date.now()));
-  } finally {
-    await env.close();
-  }
-});
+for (const b of backends) {
+  test(
+    `race of a signal wait against a timer: the signal that came first wins, on every replay (${b.name})`,
+    await backendTestOptions(b),
+    async () => {
+      const env = await inboxOn(b);
+      try {
+        await signalRaceOn(env.runs, new Clock(Date.now()));
+      } finally {
+        await env.close();
+      }
+    },
+  );
+}
 
 const taskRace = workflow("task-race", async (ctx) => {
   const winner = await Promise.race([
@@ -229,80 +247,98 @@ const taskRace = workflow("task-race", async (ctx) => {
   return winner;
 });
 
-test("race of a human task against a timer: the approval before the timer wins, on every replay (SQLite)", async () => {
-  const env = await sqliteInbox();
-  try {
-    const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
-    h.contextOptions = { humanTasks: env.bridge };
-    const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
-    await h.start("task-race", null, "r1");
-    assert.deepEqual(await h.drain(), ["waiting"]);
-    const r = (await env.runs.getRun(T, "r1"))!;
-    assert.equal(r.wakeAt, h.clock.now() + 4_000, "wakes for the timer, not only the re-check");
-    h.clock.advance(1_000);
-    const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
-    await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
-      vars: { action: "approve" },
-    });
-    assert.deepEqual(await h.drain(), ["waiting"]);
-    h.clock.advance(3_000); // the losing timer fires: a replay that must not change the winner
-    assert.deepEqual(await h.drain(), ["waiting"]);
-    h.clock.advance(3_600_000);
-    assert.deepEqual(await h.drain(), ["completed"]);
-    assert.equal((await env.runs.getRun(T, "r1"))!.output, "approve by bob");
-  } finally {
-    await env.close();
-  }
-});
+for (const b of backends) {
+  test(
+    `race of a human task against a timer: the approval before the timer wins, on every replay (${b.name})`,
+    await backendTestOptions(b),
+    async () => {
+      const env = await inboxOn(b);
+      try {
+        const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
+        h.contextOptions = { humanTasks: env.bridge };
+        const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
+        await h.start("task-race", null, "r1");
+        assert.deepEqual(await h.drain(), ["waiting"]);
+        const r = (await env.runs.getRun(T, "r1"))!;
+        assert.equal(r.wakeAt, h.clock.now() + 4_000, "wakes for the timer, not only the re-check");
+        h.clock.advance(1_000);
+        const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
+        await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
+          vars: { action: "approve" },
+        });
+        assert.deepEqual(await h.drain(), ["waiting"]);
+        h.clock.advance(3_000); // the losing timer fires: a replay that must not change the winner
+        assert.deepEqual(await h.drain(), ["waiting"]);
+        h.clock.advance(3_600_000);
+        assert.deepEqual(await h.drain(), ["completed"]);
+        assert.equal((await env.runs.getRun(T, "r1"))!.output, "approve by bob");
+      } finally {
+        await env.close();
+      }
+    },
+  );
+}
 
-test("race of a human task against a timer: the timer first wins, a later approval changes nothing (SQLite)", async () => {
-  const env = await sqliteInbox();
-  try {
-    const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
-    h.contextOptions = { humanTasks: env.bridge };
-    const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
-    await h.start("task-race", null, "r1");
-    await h.drain();
-    h.clock.advance(4_000);
-    assert.deepEqual(await h.drain(), ["waiting"]);
-    const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
-    await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
-      vars: { action: "approve" },
-    });
-    await h.drain();
-    h.clock.advance(3_600_000);
-    assert.deepEqual(await h.drain(), ["completed"]);
-    assert.equal((await env.runs.getRun(T, "r1"))!.output, "timeout");
-  } finally {
-    await env.close();
-  }
-});
+for (const b of backends) {
+  test(
+    `race of a human task against a timer: the timer first wins, a later approval changes nothing (${b.name})`,
+    await backendTestOptions(b),
+    async () => {
+      const env = await inboxOn(b);
+      try {
+        const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
+        h.contextOptions = { humanTasks: env.bridge };
+        const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
+        await h.start("task-race", null, "r1");
+        await h.drain();
+        h.clock.advance(4_000);
+        assert.deepEqual(await h.drain(), ["waiting"]);
+        const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
+        await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
+          vars: { action: "approve" },
+        });
+        await h.drain();
+        h.clock.advance(3_600_000);
+        assert.deepEqual(await h.drain(), ["completed"]);
+        assert.equal((await env.runs.getRun(T, "r1"))!.output, "timeout");
+      } finally {
+        await env.close();
+      }
+    },
+  );
+}
 
-test("ctx.humanTask timeout: resolves with timedOut and cancels the open tasks (SQLite)", async () => {
-  const wf = workflow("timed", async (ctx) => {
-    const r = await ctx.humanTask("approve", {
-      assignee: { kind: "user", id: "bob" },
-      timeout: "10s",
-    });
-    return { timedOut: r.timedOut, cancelled: r.cancelled, by: r.completedBy };
-  });
-  const env = await sqliteInbox();
-  try {
-    const h = new Harness(env.runs, [wf], new Clock(Date.now()));
-    h.contextOptions = { humanTasks: env.bridge };
-    await h.start("timed", null, "r1");
-    assert.deepEqual(await h.drain(), ["waiting"]);
-    assert.equal((await env.runs.getRun(T, "r1"))!.wakeAt, h.clock.now() + 10_000);
-    assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 1);
-    h.clock.advance(10_000);
-    assert.deepEqual(await h.drain(), ["completed"]);
-    assert.deepEqual((await env.runs.getRun(T, "r1"))!.output, {
-      timedOut: true,
-      cancelled: true,
-      by: null,
-    });
-    assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 0);
-  } finally {
-    await env.close();
-  }
-});
+for (const b of backends) {
+  test(
+    `ctx.humanTask timeout: resolves with timedOut and cancels the open tasks (${b.name})`,
+    await backendTestOptions(b),
+    async () => {
+      const wf = workflow("timed", async (ctx) => {
+        const r = await ctx.humanTask("approve", {
+          assignee: { kind: "user", id: "bob" },
+          timeout: "10s",
+        });
+        return { timedOut: r.timedOut, cancelled: r.cancelled, by: r.completedBy };
+      });
+      const env = await inboxOn(b);
+      try {
+        const h = new Harness(env.runs, [wf], new Clock(Date.now()));
+        h.contextOptions = { humanTasks: env.bridge };
+        await h.start("timed", null, "r1");
+        assert.deepEqual(await h.drain(), ["waiting"]);
+        assert.equal((await env.runs.getRun(T, "r1"))!.wakeAt, h.clock.now() + 10_000);
+        assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 1);
+        h.clock.advance(10_000);
+        assert.deepEqual(await h.drain(), ["completed"]);
+        assert.deepEqual((await env.runs.getRun(T, "r1"))!.output, {
+          timedOut: true,
+          cancelled: true,
+          by: null,
+        });
+        assert.equal((await env.engine.userInbox({ tenantId: T }, "bob", {})).items.length, 0);
+      } finally {
+        await env.close();
+      }
+    },
+  );
+}
