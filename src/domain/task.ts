@@ -24,6 +24,32 @@ export interface Task {
   createdAt: number;
 }
 
+/** A task as an assignment creates it: open, nobody has claimed or completed it. */
+export function openTask(
+  t: Pick<
+    Task,
+    | "id"
+    | "tenantId"
+    | "instanceId"
+    | "rootInstanceId"
+    | "definitionKey"
+    | "assigneeKind"
+    | "assigneeId"
+    | "assignedBy"
+    | "createdAt"
+  >,
+): Task {
+  return {
+    ...t,
+    status: "open",
+    claimedBy: null,
+    claimedAt: null,
+    completedBy: null,
+    completedAt: null,
+    vars: null,
+  };
+}
+
 export const assigneeOf = (t: Task): TaskAssignee => ({ kind: t.assigneeKind, id: t.assigneeId });
 
 export const isFinished = (s: TaskStatus) => s === "done" || s === "cancelled";

@@ -4,7 +4,7 @@
  */
 import { Kysely, Migrator, sql, type Selectable } from "kysely";
 import type { Instance } from "../../domain/instance.ts";
-import type { Task } from "../../domain/task.ts";
+import { openTask, type Task } from "../../domain/task.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 import type {
   OneStatementCompletion,
@@ -275,21 +275,17 @@ function referralRows(a: ReferralUnderRoot, root: Instance): { referral: Instanc
     completedAt: null,
     joinedAt: null,
   };
-  const tasks = a.tasks.map((t): Task => ({
-    ...t,
-    tenantId: a.tenantId,
-    instanceId: r.id,
-    rootInstanceId: root.id,
-    definitionKey,
-    assignedBy: r.startedBy,
-    status: "open",
-    claimedBy: null,
-    claimedAt: null,
-    completedBy: null,
-    completedAt: null,
-    vars: null,
-    createdAt: r.createdAt,
-  }));
+  const tasks = a.tasks.map((t) =>
+    openTask({
+      ...t,
+      tenantId: a.tenantId,
+      instanceId: r.id,
+      rootInstanceId: root.id,
+      definitionKey,
+      assignedBy: r.startedBy,
+      createdAt: r.createdAt,
+    }),
+  );
   return { referral, tasks };
 }
 

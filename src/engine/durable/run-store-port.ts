@@ -37,6 +37,29 @@ export interface NewRun {
   idGenerated?: boolean | undefined;
 }
 
+/** The run a start creates, as every RunStore stores it (input as given; the store copies it). */
+export function initialRun(r: NewRun, rootInstanceId: string | null): Run {
+  return {
+    tenantId: r.tenantId,
+    id: r.id,
+    workflow: r.workflow,
+    status: r.leaseTo ? "running" : "pending",
+    input: r.input,
+    output: null,
+    error: null,
+    rootInstanceId,
+    parentRunId: r.parentRunId,
+    createdAt: r.now,
+    updatedAt: r.now,
+    wakeAt: r.leaseTo ? r.leaseTo.until : r.now,
+    leaseOwner: r.leaseTo?.owner ?? null,
+    leaseUntil: r.leaseTo?.until ?? null,
+    cancelRequested: false,
+    generation: 0,
+    firstSeq: 0,
+  };
+}
+
 export interface RunListQuery {
   tenantId: string;
   status?: RunStatus | undefined;

@@ -2,7 +2,7 @@ import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
 import { newId } from "../../domain/ids.ts";
-import type { Task } from "../../domain/task.ts";
+import { openTask } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
@@ -77,20 +77,16 @@ async function assignUnderRoot(
     tasks: assignees,
   });
   if (!root) return undefined;
-  const tasks = assignees.map((a): Task => ({
-    ...a,
-    tenantId: ctx.tenantId,
-    instanceId: referral.id,
-    rootInstanceId: root.id,
-    definitionKey: definition?.key ?? root.definitionKey,
-    assignedBy: ctx.actorId,
-    status: "open",
-    claimedBy: null,
-    claimedAt: null,
-    completedBy: null,
-    completedAt: null,
-    vars: null,
-    createdAt: now,
-  }));
+  const tasks = assignees.map((a) =>
+    openTask({
+      ...a,
+      tenantId: ctx.tenantId,
+      instanceId: referral.id,
+      rootInstanceId: root.id,
+      definitionKey: definition?.key ?? root.definitionKey,
+      assignedBy: ctx.actorId,
+      createdAt: now,
+    }),
+  );
   return { instanceId: referral.id, task: tasks[0]!, tasks };
 }

@@ -4,7 +4,7 @@ import type { Definition } from "../../domain/definition.ts";
 import { conflict, notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Instance } from "../../domain/instance.ts";
-import type { Task } from "../../domain/task.ts";
+import { openTask, type Task } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
 import type { StoreTx } from "../ports.ts";
@@ -71,23 +71,19 @@ export function newReferral(
     onAllCompleted: req.onAllCompleted ?? null,
     joinedAt: null,
   };
-  const tasks: Task[] = expandAssignee(req.assignee).map((a) => ({
-    id: newId(now),
-    tenantId: ctx.tenantId,
-    instanceId: id,
-    rootInstanceId: referral.rootInstanceId,
-    definitionKey: def.key,
-    assigneeKind: a.kind,
-    assigneeId: a.id,
-    assignedBy: ctx.actorId,
-    status: "open",
-    claimedBy: null,
-    claimedAt: null,
-    completedBy: null,
-    completedAt: null,
-    vars: null,
-    createdAt: now,
-  }));
+  const tasks: Task[] = expandAssignee(req.assignee).map((a) =>
+    openTask({
+      id: newId(now),
+      tenantId: ctx.tenantId,
+      instanceId: id,
+      rootInstanceId: referral.rootInstanceId,
+      definitionKey: def.key,
+      assigneeKind: a.kind,
+      assigneeId: a.id,
+      assignedBy: ctx.actorId,
+      createdAt: now,
+    }),
+  );
   return { referral, tasks };
 }
 

@@ -3,14 +3,15 @@
  * reference behaviour the SQL store's contract test checks).
  */
 import { isTerminal, type Run, type RunEvent, type RunSignal } from "../../../src/domain/run.ts";
-import type {
-  FinishExtras,
-  HeldRun,
-  Lease,
-  NewRun,
-  RunListQuery,
-  RunStore,
-  SuspendResult,
+import {
+  initialRun,
+  type FinishExtras,
+  type HeldRun,
+  type Lease,
+  type NewRun,
+  type RunListQuery,
+  type RunStore,
+  type SuspendResult,
 } from "../../../src/engine/durable/run-store-port.ts";
 import type { WorkflowFailure } from "../../../src/domain/workflow-failure.ts";
 
@@ -29,25 +30,7 @@ export class MemoryRunStore implements RunStore {
     const k = key(r.tenantId, r.id);
     const known = this.runs.get(k);
     if (known) return Promise.resolve({ run: clone(known), created: false });
-    const run: Run = {
-      tenantId: r.tenantId,
-      id: r.id,
-      workflow: r.workflow,
-      status: r.leaseTo ? "running" : "pending",
-      input: clone(r.input),
-      output: null,
-      error: null,
-      rootInstanceId: null,
-      parentRunId: r.parentRunId,
-      createdAt: r.now,
-      updatedAt: r.now,
-      wakeAt: r.leaseTo ? r.leaseTo.until : r.now,
-      leaseOwner: r.leaseTo?.owner ?? null,
-      leaseUntil: r.leaseTo?.until ?? null,
-      cancelRequested: false,
-      generation: 0,
-      firstSeq: 0,
-    };
+    const run = { ...initialRun(r, null), input: clone(r.input) };
     this.runs.set(k, run);
     this.events.set(k, new Map());
     this.signals.set(k, []);

@@ -21,14 +21,15 @@ import {
   type RunStatus,
 } from "../../../domain/run.ts";
 import type { WorkflowFailure } from "../../../domain/workflow-failure.ts";
-import type {
-  FinishExtras,
-  HeldRun,
-  Lease,
-  NewRun,
-  RunListQuery,
-  RunStore,
-  SuspendResult,
+import {
+  initialRun,
+  type FinishExtras,
+  type HeldRun,
+  type Lease,
+  type NewRun,
+  type RunListQuery,
+  type RunStore,
+  type SuspendResult,
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
@@ -138,25 +139,9 @@ export class SqlRunStore implements RunStore {
     const startedBy =
       r.parentRunId !== null && r.startedBy === "" ? await this.parentStarter(r) : r.startedBy;
     const instanceId = newId(r.now);
-    const run: Run = {
-      tenantId: r.tenantId,
-      id: r.id,
-      workflow: r.workflow,
-      status: r.leaseTo ? "running" : "pending",
-      input: JSON.parse(toText(r.input)),
-      output: null,
-      error: null,
-      rootInstanceId: instanceId,
-      parentRunId: r.parentRunId,
-      createdAt: r.now,
-      updatedAt: r.now,
-      wakeAt: r.leaseTo ? r.leaseTo.until : r.now,
-      leaseOwner: r.leaseTo?.owner ?? null,
-      leaseUntil: r.leaseTo?.until ?? null,
-      cancelRequested: false,
-      generation: 0,
-      firstSeq: 0,
-    };
+    const inputText = toText(r.input);
+    // The stored input is JSON: hand back what a read would return.
+    const run = { ...initialRun(r, instanceId), input: JSON.parse(inputText) as unknown };
     const row: StartRow = {
       tenantId: r.tenantId,
       runId: r.id,
@@ -166,7 +151,7 @@ export class SqlRunStore implements RunStore {
       startedBy,
       // A run's root instance points back at it (process list, inbox).
       vars: JSON.stringify({ runId: r.id }),
-      input: toText(r.input),
+      input: inputText,
       status: run.status,
       parentRunId: r.parentRunId,
       now: r.now,
