@@ -83,7 +83,7 @@ export function completeTree(tenantId: string, rootId: string, at: number): Comp
 }
 
 /** PostgreSQL: `?` → `$n`. */
-export function numbered(text: string): string {
+function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 }
