@@ -159,6 +159,51 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal(await runs.finish(w1, "completed", 1, null, NOW), false);
     });
 
+    // Concurrent appends of many runs may share a statement (PostgreSQL's
+    // event-batcher.ts); each must still be judged by its own lease and seq.
+    t("concurrent appends of many runs: each fenced by its own lease and seq", async ({ runs }) => {
+      const n = 40;
+      const ids = Array.from({ length: n }, (_, i) => `c${String(i).padStart(2, "0")}`);
+      for (const id of ids) await runs.createRun(newRun(id));
+      assert.equal((await runs.claimRuns("w1", NOW, NOW + 5_000, n)).length, n);
+      const lease = (runId: string, owner = "w1"): Lease => ({ tenantId: T, runId, owner });
+      const first = await Promise.all(ids.map((id) => runs.appendEvent(lease(id), ev(0))));
+      assert.deepEqual(first, Array<boolean>(n).fill(true));
+
+      // Phase 1, a new seq (written) beside another owner's append (refused):
+      // a shared statement must tell them apart. Phase 2 adds taken seqs, which
+      // fail a shared statement as a whole: the others must still be written.
+      const phase = async (seq: number, dups: boolean) => {
+        const jobs: { expect: boolean; p: Promise<boolean> }[] = [];
+        ids.forEach((id, i) => {
+          jobs.push({ expect: true, p: runs.appendEvent(lease(id), ev(seq, `ok${seq}.${i}`)) });
+          if (dups && i % 3 === 0)
+            jobs.push({ expect: false, p: runs.appendEvent(lease(id), ev(0, "dup")) });
+          if (i % 5 === 0)
+            jobs.push({ expect: false, p: runs.appendEvent(lease(id, "w2"), ev(9, "thief")) });
+        });
+        const got = await Promise.all(jobs.map((j) => j.p));
+        assert.deepEqual(
+          got,
+          jobs.map((j) => j.expect),
+        );
+      };
+      await phase(1, false);
+      await phase(2, true);
+      for (const [i, id] of ids.entries()) {
+        const h = await runs.loadHistory(T, id, 0);
+        assert.deepEqual(
+          h.map((e) => [e.seq, e.name]),
+          [
+            [0, "s0"],
+            [1, `ok1.${i}`],
+            [2, `ok2.${i}`],
+          ],
+          id,
+        );
+      }
+    });
+
     t("signals: kept until consumed, oldest first, consumed once", async ({ runs }) => {
       await runs.createRun(newRun("r1"));
       assert.equal(

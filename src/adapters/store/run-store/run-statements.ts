@@ -249,3 +249,40 @@ export function pgFinishRun(f: FinishRow): CompiledQuery {
     now,
   ]);
 }
+
+/** One history append of a batch: the lease that fences it and the event. */
+export interface BatchedEvent {
+  lease: LeaseKey;
+  event: EventRow;
+}
+
+/**
+ * PostgreSQL: many runs' appends in one statement (see event-batcher.ts). Each
+ * row is inserted only if its own run's lease holds, exactly as `insertEvent`
+ * checks it, and RETURNING tells which were; a taken seq fails the statement
+ * as a whole (the batcher then retries each append alone, so one fenced run
+ * never fails another's). No row locks: like the single append, the primary
+ * key is the fence against a worker that took a run over.
+ */
+export function pgInsertEvents(batch: readonly BatchedEvent[]): CompiledQuery {
+  return CompiledQuery.raw(
+    `insert into run_events (tenant_id, run_id, seq, type, name, at, data)
+     select e.tenant_id, e.run_id, e.seq, e.type, e.name, e.at, e.data
+     from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::bigint[], $5::varchar[],
+                 $6::varchar[], $7::bigint[], $8::text[])
+       as e(tenant_id, run_id, owner, seq, type, name, at, data)
+     join runs on runs.tenant_id = e.tenant_id and runs.id = e.run_id
+       and runs.lease_owner = e.owner and runs.status = 'running'
+     returning run_events.tenant_id, run_events.run_id, run_events.seq`,
+    [
+      batch.map((b) => b.lease.tenantId),
+      batch.map((b) => b.lease.runId),
+      batch.map((b) => b.lease.owner),
+      batch.map((b) => b.event.seq),
+      batch.map((b) => b.event.type),
+      batch.map((b) => b.event.name),
+      batch.map((b) => b.event.at),
+      batch.map((b) => b.event.data),
+    ],
+  );
+}

@@ -35,15 +35,18 @@ import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { lit } from "../sql-reads.ts";
 import { SqlStoreTx } from "../sql-store-tx.ts";
+import { EventBatcher } from "./event-batcher.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
 import {
   completeTree,
   finishRun,
   insertEvent,
   pgFinishRun,
+  pgInsertEvents,
   pgStartRun,
   RUNS_CHANNEL,
   startRun,
+  type BatchedEvent,
   type EventRow,
   type FinishRow,
   type StartRow,
@@ -106,6 +109,8 @@ export class SqlRunStore implements RunStore {
   private readonly db: Kysely<DB>;
   /** (tenant, workflow) → definition id: definitions are never deleted, so this only saves a round trip. */
   private readonly definitionIds = new Map<string, string>();
+  /** PostgreSQL: concurrent runs' appends share a statement (see event-batcher.ts). */
+  private readonly appends: EventBatcher<BatchedEvent> | undefined;
 
   constructor(
     db: Kysely<StoreSchema>,
@@ -113,6 +118,25 @@ export class SqlRunStore implements RunStore {
   ) {
     // The same instance, typed with the durable tables too.
     this.db = db;
+    if (this.pg) {
+      this.appends = new EventBatcher({
+        one: (b) => this.insertEvent(this.db, b.lease, b.event),
+        many: async (items) => {
+          const res = await this.db.executeQuery<{
+            tenant_id: string;
+            run_id: string;
+            seq: string;
+          }>(pgInsertEvents(items));
+          const written = new Set(
+            res.rows.map((r) => `${r.tenant_id}\u0000${r.run_id}\u0000${r.seq}`),
+          );
+          return items.map((b) =>
+            written.has(`${b.lease.tenantId}\u0000${b.lease.runId}\u0000${b.event.seq}`),
+          );
+        },
+        isRetryable: isDuplicateKey,
+      });
+    }
   }
 
   private get pg(): boolean {
@@ -345,9 +369,9 @@ export class SqlRunStore implements RunStore {
   // ---- history ---------------------------------------------------------------------
 
   /** Inserts nothing without the lease; false when fenced (see run-statements.ts). */
-  private async insertEvent(db: Kysely<DB>, lease: Lease, ev: RunEvent): Promise<boolean> {
+  private async insertEvent(db: Kysely<DB>, lease: Lease, row: EventRow): Promise<boolean> {
     try {
-      const res = await db.executeQuery(insertEvent(this.parts.name, lease, eventRow(ev)));
+      const res = await db.executeQuery(insertEvent(this.parts.name, lease, row));
       return Number(res.numAffectedRows ?? 0n) === 1;
     } catch (e) {
       if (isDuplicateKey(e)) return false;
@@ -356,7 +380,8 @@ export class SqlRunStore implements RunStore {
   }
 
   appendEvent(lease: Lease, event: RunEvent): Promise<boolean> {
-    return this.insertEvent(this.db, lease, event);
+    if (this.appends) return this.appends.append({ lease, event: eventRow(event) });
+    return this.insertEvent(this.db, lease, eventRow(event));
   }
 
   async peekSignal(tenantId: string, runId: string, name: string): Promise<RunSignal | undefined> {
@@ -392,7 +417,7 @@ export class SqlRunStore implements RunStore {
         .where("consumed_seq", "is", null)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw new Fenced();
-      if (!(await this.insertEvent(trx, lease, event))) throw new Fenced();
+      if (!(await this.insertEvent(trx, lease, eventRow(event)))) throw new Fenced();
       return true;
     });
     return ok === true;
@@ -506,7 +531,7 @@ export class SqlRunStore implements RunStore {
     const ok = await this.tx(async (trx) => {
       // Events first: their insert is fenced by the lease that the UPDATE clears.
       for (const ev of extras?.events ?? []) {
-        if (!(await this.insertEvent(trx, lease, ev))) throw new Fenced();
+        if (!(await this.insertEvent(trx, lease, eventRow(ev)))) throw new Fenced();
       }
       const res = await trx.executeQuery(finishRun(row));
       if (Number(res.numAffectedRows) !== 1) throw new Fenced();
