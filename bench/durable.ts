@@ -23,6 +23,7 @@ import { STEPS_PER_WORKFLOW, type DurableEngine } from "./lib/durable-engine.ts"
 import {
   countStatements,
   installStatementCounter,
+  statementsIssued,
   type StatementCount,
 } from "./lib/durable-statements.ts";
 import { PgBackendCpu } from "./lib/durable-pg-cpu.ts";
@@ -56,6 +57,8 @@ interface PhaseResult {
   cpuMsPerWorkflow: number;
   /** CPU of the PostgreSQL backends serving the engine's database, per workflow (same machine). */
   pgCpuMsPerWorkflow: number | null;
+  /** SQL statements this process issued per workflow in the phase (batching shows here). */
+  statementsPerWorkflow: number;
   errors: number;
   firstError?: string;
   /** Runs the worker dropped as "lost" (lease looked lost) and finished only after lease expiry. */
@@ -111,8 +114,10 @@ async function benchEngine(
     const lost0 = engine.lostOutcomes?.() ?? 0;
     const pg0 = await pgCpu?.sample();
     const cpu0 = process.cpuUsage();
+    const stmts0 = statementsIssued();
     const r = await runConcurrent(c, total, PHASE_MAX_SECONDS, op);
     const cpu = process.cpuUsage(cpu0);
+    const stmts = statementsIssued() - stmts0;
     const pgMs = PgBackendCpu.delta(pg0, await pgCpu?.sample());
     advance(total);
     await engine.verify();
@@ -130,6 +135,7 @@ async function benchEngine(
       cpuMsPerWorkflow: round((cpu.user + cpu.system) / 1000 / Math.max(1, r.latencies.length), 3),
       pgCpuMsPerWorkflow:
         pgMs === undefined ? null : round(pgMs / Math.max(1, r.latencies.length), 3),
+      statementsPerWorkflow: round(stmts / Math.max(1, r.latencies.length), 2),
       errors: r.errors,
       lost: (engine.lostOutcomes?.() ?? 0) - lost0,
       ...(r.firstError
@@ -217,6 +223,7 @@ export async function run(args: string[]) {
         "max ms": p.maxMs,
         "cpu ms/wf": p.cpuMsPerWorkflow,
         "pg cpu ms/wf": p.pgCpuMsPerWorkflow ?? "",
+        "stmts/wf": p.statementsPerWorkflow,
         runs: p.workflows.count,
         errors: p.errors,
         lost: p.lost,

@@ -11,6 +11,13 @@ import Database from "better-sqlite3";
 import pg from "pg";
 
 let on = false;
+/** Every statement since install, counting or not (one increment): per-phase statement rates. */
+let issued = 0;
+
+/** Statements issued by this process so far (pg and better-sqlite3). */
+export function statementsIssued(): number {
+  return issued;
+}
 const byVerb = new Map<string, number>();
 /** Per statement text: executions and milliseconds (PG: call → result, i.e. a round trip; SQLite: the synchronous call). */
 const byText = new Map<string, { n: number; ms: number }>();
@@ -51,6 +58,7 @@ export function installStatementCounter(): void {
   const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
   const query = proto.query;
   proto.query = function (this: unknown, ...args: unknown[]) {
+    issued++;
     if (!on) return query.apply(this, args);
     bump(args[0]);
     const t0 = performance.now();
@@ -72,6 +80,7 @@ export function installStatementCounter(): void {
   for (const m of ["run", "get", "all", "iterate"]) {
     const orig = stmtProto[m]!;
     stmtProto[m] = function (this: { source: string }, ...args: unknown[]) {
+      issued++;
       if (!on) return orig.apply(this, args);
       bump(this.source);
       const t0 = performance.now();

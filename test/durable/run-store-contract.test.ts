@@ -100,6 +100,36 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       }
     });
 
+    // Concurrent starts may share a statement (PostgreSQL's write-batcher.ts): a
+    // duplicate id among them must fail only itself.
+    t("concurrent starts: each run created once, a duplicate id only itself", async (f) => {
+      const { runs, store } = f;
+      const ids = Array.from({ length: 30 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+      const starts = [
+        ...ids.map((id) => runs.createRun(newRun(id, { idGenerated: true }))),
+        ...[1, 2, 3].map((k) => runs.createRun(newRun("same", { input: k }))),
+        ...ids.map((id) =>
+          runs.createRun(newRun(`${id}-leased`, { leaseTo: { owner: "w1", until: NOW + 5_000 } })),
+        ),
+      ];
+      const got = await Promise.all(starts);
+      assert.equal(got.filter((g) => g.created).length, 61);
+      const same = got.slice(30, 33);
+      assert.equal(same.filter((g) => g.created).length, 1);
+      const winner = same.find((g) => g.created)!.run.input;
+      for (const g of same) assert.deepEqual(g.run.input, winner);
+      for (const id of ids) {
+        assert.equal((await runs.getRun(T, id))!.status, "pending", id);
+        const leased = (await runs.getRun(T, `${id}-leased`))!;
+        assert.deepEqual([leased.status, leased.leaseOwner], ["running", "w1"]);
+      }
+      assert.equal((await runs.claimRuns("w2", NOW, NOW + 5_000, 100)).length, 31);
+      if (store && sql) {
+        const procs = await store.listProcesses({ tenantId: T, startedBy: "alice", limit: 100 });
+        assert.equal(procs.length, 61);
+      }
+    });
+
     t("a long caller id (128 chars) is accepted", async ({ runs }) => {
       const id = "x".repeat(128);
       assert.equal((await runs.createRun(newRun(id))).created, true);
@@ -160,7 +190,7 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
     });
 
     // Concurrent appends of many runs may share a statement (PostgreSQL's
-    // event-batcher.ts); each must still be judged by its own lease and seq.
+    // write-batcher.ts); each must still be judged by its own lease and seq.
     t("concurrent appends of many runs: each fenced by its own lease and seq", async ({ runs }) => {
       const n = 40;
       const ids = Array.from({ length: n }, (_, i) => `c${String(i).padStart(2, "0")}`);

@@ -257,7 +257,7 @@ export interface BatchedEvent {
 }
 
 /**
- * PostgreSQL: many runs' appends in one statement (see event-batcher.ts). Each
+ * PostgreSQL: many runs' appends in one statement (see write-batcher.ts). Each
  * row is inserted only if its own run's lease holds, exactly as `insertEvent`
  * checks it, and RETURNING tells which were; a taken seq fails the statement
  * as a whole (the batcher then retries each append alone, so one fenced run
@@ -283,6 +283,57 @@ export function pgInsertEvents(batch: readonly BatchedEvent[]): CompiledQuery {
       batch.map((b) => b.event.name),
       batch.map((b) => b.event.at),
       batch.map((b) => b.event.data),
+    ],
+  );
+}
+
+/**
+ * PostgreSQL: many starts in one statement (see write-batcher.ts) — each run
+ * and its root instance, as `pgStartRun` inserts them, plus one NOTIFY if any
+ * run is not leased to its starter. A duplicate run id fails the statement as
+ * a whole; the batcher then starts each run alone, so only the duplicate fails.
+ */
+export function pgStartRuns(rows: readonly StartRow[]): CompiledQuery {
+  const col = <T>(f: (s: StartRow) => T) => rows.map(f);
+  return CompiledQuery.raw(
+    `with v as (
+       select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[],
+         $5::varchar[], $6::varchar[], $7::text[], $8::text[], $9::varchar[], $10::varchar[],
+         $11::bigint[], $12::bigint[], $13::varchar[], $14::bigint[])
+       as v(tenant_id, run_id, workflow, instance_id, definition_id, started_by, vars, input,
+            status, parent_run_id, now, wake_at, lease_owner, lease_until)
+     ), i as (
+       insert into instances (tenant_id, id, kind, definition_id, definition_key,
+         parent_instance_id, root_instance_id, status, process_state, vars, started_by,
+         created_at, completed_at, on_all_completed, joined_at)
+       select tenant_id, instance_id, 'process', definition_id, workflow, null, instance_id,
+         'running', 'open', vars, started_by, now, null, null, null
+       from v
+     ), r as (
+       insert into runs (tenant_id, id, workflow, status, input, output, error,
+         root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
+         lease_until, cancel_requested, generation, first_seq)
+       select tenant_id, run_id, workflow, status, input, null, null, instance_id,
+         parent_run_id, now, now, wake_at, lease_owner, lease_until, 0, 0, 0
+       from v
+     )
+     select pg_notify('${RUNS_CHANNEL}', '') where $15::boolean`,
+    [
+      col((s) => s.tenantId),
+      col((s) => s.runId),
+      col((s) => s.workflow),
+      col((s) => s.instanceId),
+      col((s) => s.definitionId),
+      col((s) => s.startedBy),
+      col((s) => s.vars),
+      col((s) => s.input),
+      col((s) => s.status),
+      col((s) => s.parentRunId),
+      col((s) => s.now),
+      col((s) => s.wakeAt),
+      col((s) => s.leaseOwner),
+      col((s) => s.leaseUntil),
+      rows.some((s) => s.notify),
     ],
   );
 }

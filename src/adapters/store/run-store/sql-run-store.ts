@@ -35,7 +35,7 @@ import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { lit } from "../sql-reads.ts";
 import { SqlStoreTx } from "../sql-store-tx.ts";
-import { EventBatcher } from "./event-batcher.ts";
+import { WriteBatcher } from "./write-batcher.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
 import {
   completeTree,
@@ -43,6 +43,7 @@ import {
   insertEvent,
   pgFinishRun,
   pgInsertEvents,
+  pgStartRuns,
   pgStartRun,
   RUNS_CHANNEL,
   startRun,
@@ -109,8 +110,10 @@ export class SqlRunStore implements RunStore {
   private readonly db: Kysely<DB>;
   /** (tenant, workflow) → definition id: definitions are never deleted, so this only saves a round trip. */
   private readonly definitionIds = new Map<string, string>();
-  /** PostgreSQL: concurrent runs' appends share a statement (see event-batcher.ts). */
-  private readonly appends: EventBatcher<BatchedEvent> | undefined;
+  /** PostgreSQL: concurrent runs' appends share a statement (see write-batcher.ts). */
+  private readonly appends: WriteBatcher<BatchedEvent> | undefined;
+  /** PostgreSQL: concurrent starts share a statement too. */
+  private readonly starts: WriteBatcher<StartRow> | undefined;
 
   constructor(
     db: Kysely<StoreSchema>,
@@ -119,7 +122,7 @@ export class SqlRunStore implements RunStore {
     // The same instance, typed with the durable tables too.
     this.db = db;
     if (this.pg) {
-      this.appends = new EventBatcher({
+      this.appends = new WriteBatcher({
         one: (b) => this.insertEvent(this.db, b.lease, b.event),
         many: async (items) => {
           const res = await this.db.executeQuery<{
@@ -133,6 +136,17 @@ export class SqlRunStore implements RunStore {
           return items.map((b) =>
             written.has(`${b.lease.tenantId}\u0000${b.lease.runId}\u0000${b.event.seq}`),
           );
+        },
+        isRetryable: isDuplicateKey,
+      });
+      this.starts = new WriteBatcher({
+        one: async (row) => {
+          await this.db.executeQuery(pgStartRun(row));
+          return true;
+        },
+        many: async (rows) => {
+          await this.db.executeQuery(pgStartRuns(rows));
+          return rows.map(() => true);
         },
         isRetryable: isDuplicateKey,
       });
@@ -186,7 +200,7 @@ export class SqlRunStore implements RunStore {
     };
     try {
       // No lookup first, even for a caller's id: a duplicate fails the insert as a whole.
-      if (this.pg) await this.db.executeQuery(pgStartRun(row));
+      if (this.starts) await this.starts.append(row);
       else {
         await this.db.transaction().execute(async (trx) => {
           for (const q of startRun(row)) await trx.executeQuery(q);

@@ -1,5 +1,5 @@
 /**
- * The batching rule of src/adapters/store/run-store/event-batcher.ts, with a
+ * The batching rule of src/adapters/store/run-store/write-batcher.ts, with a
  * writer whose writes complete only when the test says so. (That the shared
  * statement judges each append by its own lease and seq is the run-store
  * contract's "concurrent appends of many runs", on the real databases.)
@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  EventBatcher,
+  WriteBatcher,
   type BatchWriter,
-} from "../../src/adapters/store/run-store/event-batcher.ts";
+} from "../../src/adapters/store/run-store/write-batcher.ts";
 
 const DUP = new Error("taken seq");
 
@@ -41,10 +41,10 @@ class Gate {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-void describe("EventBatcher", () => {
+void describe("WriteBatcher", () => {
   void it("sends a lone append at once", async () => {
     const g = new Gate();
-    const b = new EventBatcher(g.writer(), 2);
+    const b = new WriteBatcher(g.writer(), 2);
     const p = b.append(1);
     assert.deepEqual(
       g.calls.map((c) => [c.kind, c.items]),
@@ -56,7 +56,7 @@ void describe("EventBatcher", () => {
 
   void it("holds appends while maxInFlight writes are out, then sends them as one", async () => {
     const g = new Gate();
-    const b = new EventBatcher(
+    const b = new WriteBatcher(
       g.writer((n) => n === 4),
       2,
     );
@@ -79,7 +79,7 @@ void describe("EventBatcher", () => {
 
   void it("retries a batch that failed as a whole one by one; other errors reject all", async () => {
     const g = new Gate();
-    const b = new EventBatcher(g.writer(), 1);
+    const b = new WriteBatcher(g.writer(), 1);
     const first = b.append(0);
     const ps = [1, 2].map((n) => b.append(n));
     g.calls[0]!.open();

@@ -1,20 +1,22 @@
 /**
- * Group commit for history appends, across runs (PostgreSQL).
+ * Group commit across runs (PostgreSQL): concurrent writes of one kind — history
+ * appends, run starts — share one statement.
  *
  * Why: a run's step record must be durable before its next step starts, so
  * every step but the last costs one autocommit INSERT — 2 of the 4 statements
- * of a 3-step workflow. With 32 runs in flight those INSERTs arrive together;
- * each alone is a round trip, a parse, a commit and a WAL flush, while one
- * INSERT of many rows pays those once (`npm run bench -- durable postgres`,
- * 2026-11-30: 4 statements per workflow, ~0.17 ms of PostgreSQL CPU each).
+ * of a 3-step workflow, the start being a third. With 32 runs in flight those
+ * statements arrive together; each alone is a round trip, a parse, a commit
+ * and a WAL flush, while one statement of many rows pays those once
+ * (`npm run bench -- durable postgres`, 2026-11-30: 4 statements per workflow,
+ * ~0.17 ms of PostgreSQL CPU each).
  *
- * How: an append is sent at once while fewer than `maxInFlight` writes are
- * out; otherwise it waits, and when a write returns, everything waiting goes
- * out as one statement. Nothing waits on a timer, so a lone run (one in
- * flight) pays no latency, and each run still learns that its own record is
- * committed before it goes on. A batch that fails as a whole (a taken seq — a
- * run whose lease was taken over) is retried one append at a time, so one
- * fenced run never fails another's write.
+ * How: a write is sent at once while fewer than `maxInFlight` writes are out;
+ * otherwise it waits, and when a write returns, everything waiting goes out as
+ * one statement. Nothing waits on a timer, so a lone run (one in flight) pays
+ * no latency, and each caller still learns that its own write committed
+ * before it goes on. A batch that fails as a whole for a reason that concerns
+ * one item (a taken seq, a duplicate run id) is retried one item at a time,
+ * so one item never fails another's write.
  */
 
 export interface BatchWriter<T> {
@@ -32,7 +34,7 @@ interface Waiting<T> {
   reject: (e: unknown) => void;
 }
 
-export class EventBatcher<T> {
+export class WriteBatcher<T> {
   private waiting: Waiting<T>[] = [];
   private inFlight = 0;
 
