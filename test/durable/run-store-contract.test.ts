@@ -438,6 +438,83 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       },
     );
 
+    // Concurrent outcomes may share a statement (PostgreSQL's write-batcher.ts):
+    // each judged by its own lease and seqs, each child waking its parent.
+    t(
+      "concurrent finishes: each by its own lease and seqs, children wake the parent",
+      async (f) => {
+        const { runs } = f;
+        await runs.createRun(newRun("p"));
+        await runs.claimRuns("w1", NOW, NOW + 5_000, 1);
+        const lp: Lease = { tenantId: T, runId: "p", owner: "w1" };
+        assert.equal(await runs.suspend(lp, null, [], NOW), "suspended");
+        const ids = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, "0")}`);
+        const roots = new Map<string, string | null>();
+        for (const id of ids) {
+          const { run } = await runs.createRun(newRun(id, { parentRunId: "p", now: NOW + 1 }));
+          roots.set(id, run.rootInstanceId);
+        }
+        assert.equal((await runs.claimRuns("w1", NOW + 1, NOW + 5_000, 100)).length, 30);
+        // First half: lease held or not (a shared statement must tell them apart);
+        // the second half adds taken seqs, which fail a shared statement as a whole.
+        const fate = (i: number) =>
+          i % 4 === 0 ? "stolen" : i >= 15 && i % 5 === 1 ? "seq-taken" : "ok";
+        for (const [i, id] of ids.entries()) {
+          if (fate(i) === "seq-taken") {
+            assert.equal(
+              await runs.appendEvent({ tenantId: T, runId: id, owner: "w1" }, ev(2)),
+              true,
+            );
+          }
+        }
+        const finishAll = (part: string[], offset: number) =>
+          Promise.all(
+            part.map((id, j) =>
+              runs.finish(
+                { tenantId: T, runId: id, owner: fate(offset + j) === "stolen" ? "w2" : "w1" },
+                "completed",
+                { id },
+                null,
+                NOW + 10,
+                { rootInstanceId: roots.get(id)!, parentRunId: "p", events: [ev(1), ev(2)] },
+              ),
+            ),
+          );
+        const got = [
+          ...(await finishAll(ids.slice(0, 15), 0)),
+          ...(await finishAll(ids.slice(15), 15)),
+        ];
+        assert.deepEqual(
+          got,
+          ids.map((_, i) => fate(i) === "ok"),
+        );
+        for (const [i, id] of ids.entries()) {
+          const r = (await runs.getRun(T, id))!;
+          const h = (await runs.loadHistory(T, id, 0)).map((e) => [e.seq, e.name]);
+          const woke = await runs.peekSignal(T, "p", `__child:${id}`);
+          if (fate(i) === "ok") {
+            assert.deepEqual([r.status, r.output, r.leaseOwner], ["completed", { id }, null], id);
+            assert.deepEqual(
+              h,
+              [
+                [1, "s1"],
+                [2, "s2"],
+              ],
+              id,
+            );
+            assert.notEqual(woke, undefined, id);
+          } else {
+            assert.deepEqual([r.status, r.output], ["running", null], id);
+            assert.deepEqual(h, fate(i) === "seq-taken" ? [[2, "s2"]] : [], id);
+            assert.equal(woke, undefined, id);
+          }
+        }
+        // The parent was waiting with no timer: a child's outcome made it due.
+        const parent = (await runs.getRun(T, "p"))!;
+        assert.deepEqual([parent.status, parent.wakeAt], ["waiting", NOW + 10]);
+      },
+    );
+
     t("continueAsNew drops the old generation's history and keeps the lease", async ({ runs }) => {
       await runs.createRun(newRun("r1"));
       await runs.claimRuns("w1", NOW, NOW + 5_000, 1);

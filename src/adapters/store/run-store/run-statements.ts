@@ -337,3 +337,87 @@ export function pgStartRuns(rows: readonly StartRow[]): CompiledQuery {
     ],
   );
 }
+
+/**
+ * PostgreSQL: many runs' outcomes in one statement (see write-batcher.ts), each
+ * exactly as `pgFinishRun` writes it; RETURNING names the runs whose lease held.
+ * The runs' rows are locked first in (tenant_id, id) order — the order the
+ * heartbeat locks them in too — so two multi-row lockers cannot deadlock over
+ * them. A parent finishing in the same batch as its child is not woken (it is
+ * finishing; updating its row twice in one statement is undefined). A taken seq
+ * or a deadlock fails the statement as a whole and the batcher retries each
+ * run alone.
+ */
+export function pgFinishRuns(rows: readonly FinishRow[]): CompiledQuery {
+  const col = <T>(f: (s: FinishRow) => T) => rows.map(f);
+  const evs = rows.flatMap((f) => f.events.map((e) => ({ f, e })));
+  return CompiledQuery.raw(
+    `with f as (
+       select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[],
+         $5::text[], $6::text[], $7::bigint[], $8::varchar[])
+       as f(tenant_id, id, owner, status, output, error, now, signal_id)
+     ), l as (
+       select runs.tenant_id, runs.id from runs
+       join f on runs.tenant_id = f.tenant_id and runs.id = f.id
+       where runs.lease_owner = f.owner and runs.status = 'running'
+       order by runs.tenant_id, runs.id
+       for update of runs
+     ), r as (
+       update runs set status = f.status, output = f.output, error = f.error, wake_at = null,
+         lease_owner = null, lease_until = null, updated_at = f.now
+       from l join f on f.tenant_id = l.tenant_id and f.id = l.id
+       where runs.tenant_id = l.tenant_id and runs.id = l.id
+       returning runs.tenant_id, runs.id, runs.root_instance_id, runs.parent_run_id,
+         f.now, f.signal_id
+     ), ev as (
+       insert into run_events (tenant_id, run_id, seq, type, name, at, data)
+       select r.tenant_id, r.id, e.seq, e.type, e.name, e.at, e.data
+       from r join unnest($9::varchar[], $10::varchar[], $11::bigint[], $12::varchar[],
+         $13::varchar[], $14::bigint[], $15::text[])
+         as e(tenant_id, run_id, seq, type, name, at, data)
+         on e.tenant_id = r.tenant_id and e.run_id = r.id
+     ), i as (
+       update instances set
+         completed_at = case when instances.status <> 'completed' then r.now
+                             else instances.completed_at end,
+         process_state = case when instances.id = r.root_instance_id
+                                or instances.process_state is not null
+                              then 'closed' else null end,
+         status = 'completed'
+       from r
+       where instances.tenant_id = r.tenant_id and instances.root_instance_id = r.root_instance_id
+         and (instances.status <> 'completed' or instances.id = r.root_instance_id)
+     ), s as (
+       insert into run_signals (tenant_id, run_id, id, name, payload, at, consumed_seq)
+       select r.tenant_id, r.parent_run_id, r.signal_id, '__child:' || r.id, 'null', r.now, null
+       from r where r.parent_run_id is not null
+     ), w as (
+       update runs p set
+         wake_at = case when p.status = 'waiting' then r.now else p.wake_at end,
+         updated_at = r.now
+       from r
+       where p.tenant_id = r.tenant_id and p.id = r.parent_run_id and p.status not in ${TERMINAL}
+         and not exists (select 1 from f where f.tenant_id = p.tenant_id and f.id = p.id)
+     )
+     select r.tenant_id, r.id,
+       case when r.parent_run_id is not null then pg_notify('${RUNS_CHANNEL}', '') end as n
+     from r`,
+    [
+      col((f) => f.lease.tenantId),
+      col((f) => f.lease.runId),
+      col((f) => f.lease.owner),
+      col((f) => f.status),
+      col((f) => f.output),
+      col((f) => f.error),
+      col((f) => f.now),
+      col((f) => f.signalId),
+      evs.map((x) => x.f.lease.tenantId),
+      evs.map((x) => x.f.lease.runId),
+      evs.map((x) => x.e.seq),
+      evs.map((x) => x.e.type),
+      evs.map((x) => x.e.name),
+      evs.map((x) => x.e.at),
+      evs.map((x) => x.e.data),
+    ],
+  );
+}

@@ -42,6 +42,7 @@ import {
   finishRun,
   insertEvent,
   pgFinishRun,
+  pgFinishRuns,
   pgInsertEvents,
   pgStartRuns,
   pgStartRun,
@@ -106,6 +107,9 @@ export function isDuplicateKey(e: unknown): boolean {
   );
 }
 
+/** PostgreSQL deadlock_detected: the statement was rolled back as a whole. */
+const isDeadlock = (e: unknown): boolean => (e as { code?: unknown })?.code === "40P01";
+
 export class SqlRunStore implements RunStore {
   private readonly db: Kysely<DB>;
   /** (tenant, workflow) → definition id: definitions are never deleted, so this only saves a round trip. */
@@ -114,6 +118,8 @@ export class SqlRunStore implements RunStore {
   private readonly appends: WriteBatcher<BatchedEvent> | undefined;
   /** PostgreSQL: concurrent starts share a statement too. */
   private readonly starts: WriteBatcher<StartRow> | undefined;
+  /** PostgreSQL: and concurrent outcomes. */
+  private readonly finishes: WriteBatcher<FinishRow> | undefined;
 
   constructor(
     db: Kysely<StoreSchema>,
@@ -149,6 +155,24 @@ export class SqlRunStore implements RunStore {
           return rows.map(() => true);
         },
         isRetryable: isDuplicateKey,
+      });
+      this.finishes = new WriteBatcher({
+        one: async (row) => {
+          try {
+            return (await this.db.executeQuery(pgFinishRun(row))).rows.length === 1;
+          } catch (e) {
+            if (isDuplicateKey(e)) return false;
+            throw e;
+          }
+        },
+        many: async (rows) => {
+          const res = await this.db.executeQuery<{ tenant_id: string; id: string }>(
+            pgFinishRuns(rows),
+          );
+          const done = new Set(res.rows.map((r) => `${r.tenant_id}\u0000${r.id}`));
+          return rows.map((f) => done.has(`${f.lease.tenantId}\u0000${f.lease.runId}`));
+        },
+        isRetryable: (e) => isDuplicateKey(e) || isDeadlock(e),
       });
     }
   }
@@ -351,12 +375,22 @@ export class SqlRunStore implements RunStore {
   }
 
   async heartbeat(owner: string, now: number, leaseUntil: number): Promise<HeldRun[]> {
-    await this.db
-      .updateTable("runs")
-      .set({ lease_until: leaseUntil, wake_at: leaseUntil })
-      .where("lease_owner", "=", owner)
-      .where("status", "=", lit("running"))
-      .execute();
+    if (this.pg) {
+      // Rows locked in (tenant_id, id) order, as pgFinishRuns locks them: two
+      // multi-row lockers of one worker's runs cannot deadlock.
+      await sql`with l as (
+          select tenant_id, id from runs where lease_owner = ${owner} and status = 'running'
+          order by tenant_id, id for update)
+        update runs set lease_until = ${leaseUntil}, wake_at = ${leaseUntil}
+        from l where runs.tenant_id = l.tenant_id and runs.id = l.id`.execute(this.db);
+    } else {
+      await this.db
+        .updateTable("runs")
+        .set({ lease_until: leaseUntil, wake_at: leaseUntil })
+        .where("lease_owner", "=", owner)
+        .where("status", "=", lit("running"))
+        .execute();
+    }
     void now;
     const rows = await this.db
       .selectFrom("runs")
@@ -533,15 +567,7 @@ export class SqlRunStore implements RunStore {
       events: (extras?.events ?? []).map(eventRow),
       signalId: newId(now),
     };
-    if (this.pg) {
-      try {
-        const res = await this.db.executeQuery(pgFinishRun(row));
-        return res.rows.length === 1;
-      } catch (e) {
-        if (isDuplicateKey(e)) return false;
-        throw e;
-      }
-    }
+    if (this.finishes) return this.finishes.append(row);
     const ok = await this.tx(async (trx) => {
       // Events first: their insert is fenced by the lease that the UPDATE clears.
       for (const ev of extras?.events ?? []) {
