@@ -7,6 +7,12 @@ export interface ListenAddress {
   port: number;
 }
 
+/** A request budget: at most `points` requests per window of `durationSeconds`. */
+export interface RateLimit {
+  points: number;
+  durationSeconds: number;
+}
+
 export interface TaskflowConfig {
   readonly addr: Readonly<ListenAddress>;
   /** Never empty after validation: an empty DATABASE_URL becomes the SQLite default file. */
@@ -19,6 +25,8 @@ export interface TaskflowConfig {
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
   readonly logLevel: LogLevel;
+  /** Requests per API key and tenant, per process; null when off (the default). */
+  readonly rateLimit: Readonly<RateLimit> | null;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -32,6 +40,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "nodeEnv",
   "bodyLimit",
   "logLevel",
+  "rateLimit",
 ];
 
 /**
@@ -48,6 +57,8 @@ export interface ConfigOverrides {
   nodeEnv?: string | undefined;
   bodyLimit?: number | undefined;
   logLevel?: LogLevel | undefined;
+  /** "2000/1s", "100/1m", "off", "0", false, or { points, durationSeconds }. */
+  rateLimit?: string | number | false | RateLimit | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

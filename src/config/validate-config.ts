@@ -11,6 +11,7 @@ import {
   parseLogLevel,
   parseNodeEnv,
 } from "./parse-values.ts";
+import { parseRateLimit } from "./parse-rate-limit.ts";
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   addr: parseAddr,
@@ -21,6 +22,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   nodeEnv: parseNodeEnv,
   bodyLimit: parseBodyLimit,
   logLevel: parseLogLevel,
+  rateLimit: parseRateLimit,
 };
 
 export interface ValidateOptions {

@@ -20,6 +20,7 @@ import { installJsonParser } from "./json-body.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { processRoutes } from "./process-routes.ts";
+import { installRateLimit } from "./rate-limit.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { runRoutes } from "./run-routes.ts";
 import { taskRoutes } from "./task-routes.ts";
@@ -61,6 +62,7 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
   void app.register(healthRoute);
   void app.register(async (api) => {
     api.addHook("onRequest", requireApiKey(config.apiKeys));
+    installRateLimit(api, config);
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
     if (runs) await api.register(runRoutes, { runs });
   });
