@@ -2,7 +2,7 @@
  * The one Store implementation, over Kysely, for every backend. What differs
  * per database lives in dialects/*.ts as capability flags; this file only reads them.
  */
-import { Kysely, Migrator, sql, type Selectable } from "kysely";
+import { Kysely, Migrator } from "kysely";
 import type { Instance } from "../../domain/instance.ts";
 import { openTask, type Task } from "../../domain/task.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
@@ -12,12 +12,13 @@ import type {
   Store,
   StoreTx,
 } from "../../engine/ports.ts";
-import type { InstancesTable, StoreSchema } from "./db-schema.ts";
+import type { StoreSchema } from "./db-schema.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { migrationProvider } from "./migrations/migration-provider.ts";
 import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { SqlReads } from "./sql-reads.ts";
-import { instanceFromRow, instanceToRow, taskPatchToRow } from "./row-mapping.ts";
+import { instanceFromRow } from "./row-mapping.ts";
+import * as statements from "./sql-store-statements.ts";
 import { SqlStoreTx } from "./sql-store-tx.ts";
 import { startStatsKeeper, type StatsKeeper } from "./pg-stats-keeper.ts";
 
@@ -102,37 +103,7 @@ export class SqlStore extends SqlReads implements Store {
    * — and its prepared plan — is the same for any number of tasks.
    */
   private async assignUnderRootInOneStatement(a: ReferralUnderRoot): Promise<Instance | undefined> {
-    const r = a.referral;
-    const oac = r.onAllCompleted === null ? null : JSON.stringify(r.onAllCompleted);
-    const { rows } = await sql<Selectable<InstancesTable>>`
-      with r as (
-        update instances set process_state =
-          case when process_state = 'notStarted' then 'open' else process_state end
-        where tenant_id = ${a.tenantId} and status = 'running'
-          and id = (select c.root_instance_id from instances c
-                    where c.tenant_id = ${a.tenantId} and c.id = ${a.parentInstanceId})
-        returning *
-      ), i as (
-        insert into instances (tenant_id, id, kind, definition_id, definition_key,
-          parent_instance_id, root_instance_id, status, vars, started_by, created_at,
-          on_all_completed)
-        select r.tenant_id, ${r.id}::text, 'referral',
-          coalesce(${a.definition?.id ?? null}::text, r.definition_id),
-          coalesce(${a.definition?.key ?? null}::text, r.definition_key),
-          r.id, r.id, 'running', ${JSON.stringify(r.vars)}::text, ${r.startedBy}::text,
-          ${r.createdAt}::bigint, ${oac}::text
-        from r
-        returning tenant_id, id, root_instance_id, definition_key, started_by, created_at
-      ), t as (
-        insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
-          assignee_kind, assignee_id, assigned_by, status, created_at)
-        select i.tenant_id, v.id, i.id, i.root_instance_id, i.definition_key,
-          v.kind, v.aid, i.started_by, 'open', i.created_at
-        from i cross join unnest(${a.tasks.map((t) => t.id)}::text[],
-          ${a.tasks.map((t) => t.assigneeKind)}::text[],
-          ${a.tasks.map((t) => t.assigneeId)}::text[]) as v(id, kind, aid)
-      )
-      select * from r`.execute(this.db);
+    const { rows } = await this.db.executeQuery(statements.assignUnderRoot(a));
     const row = rows[0];
     return row && instanceFromRow(row);
   }
@@ -161,85 +132,7 @@ export class SqlStore extends SqlReads implements Store {
     c: OneStatementCompletion,
   ): Promise<{ counts: StatusCounts; closed: boolean; joined: boolean } | undefined> {
     if (!this.completesInOneStatement) throw new Error("completeInOneStatement: PostgreSQL only");
-    const t = c.task;
-    const p = taskPatchToRow(c.patch);
-    const claimer =
-      t.status !== "claimed"
-        ? sql``
-        : t.claimedBy === null
-          ? sql` and claimed_by is null`
-          : sql` and claimed_by = ${t.claimedBy}`;
-    const running = c.requireRunningRoot ? sql` and r.status = 'running'` : sql``;
-    const j = c.join;
-    const jr = j && instanceToRow(j.referral);
-    const jt = j ? j.tasks : [];
-    const { rows } = await sql<{
-      updated: number | string;
-      n_open: number | string;
-      n_claimed: number | string;
-      n_done: number | string;
-      n_cancelled: number | string;
-      closed: number | string;
-      joined: number | string;
-    }>`
-      with r as (
-        select id, status from instances
-        where tenant_id = ${c.tenantId} and id = ${t.rootInstanceId}
-        for update
-      ), o as (
-        select id, status from tasks
-        where tenant_id = ${c.tenantId} and instance_id = ${t.instanceId}
-          and exists (select 1 from r)
-        order by id
-        for share
-      ), u as (
-        update tasks set status = ${p.status}, completed_by = ${p.completed_by},
-          completed_at = ${p.completed_at}, vars = ${p.vars}
-        where tenant_id = ${c.tenantId} and id = ${t.id} and status = ${t.status}${claimer}
-          and (select count(*) from o) > 0
-          and exists (select 1 from r where true${running})
-        returning id
-      ), n as (
-        select
-          count(*) filter (where status = 'open') as n_open,
-          count(*) filter (where status = 'claimed') as n_claimed,
-          count(*) filter (where status = 'done') as n_done,
-          count(*) filter (where status = 'cancelled') as n_cancelled
-        from o where id <> ${t.id}
-      ), c as (
-        update instances set status = 'completed', completed_at = ${p.completed_at},
-          process_state = case when process_state is null then null else 'closed' end,
-          joined_at = case when on_all_completed is null then joined_at
-                      else ${p.completed_at} end
-        where tenant_id = ${c.tenantId} and id = ${t.instanceId}
-          and status <> 'completed' and joined_at is null
-          and exists (select 1 from u)
-          and (select n_open + n_claimed from n) = 0
-        returning on_all_completed
-      ), ji as (
-        insert into instances (tenant_id, id, kind, definition_id, definition_key,
-          parent_instance_id, root_instance_id, status, vars, started_by, created_at,
-          on_all_completed)
-        select ${c.tenantId}::text, ${jr?.id ?? null}::text, 'referral',
-          ${jr?.definition_id ?? null}::text, ${jr?.definition_key ?? null}::text,
-          ${jr?.parent_instance_id ?? null}::text, ${jr?.root_instance_id ?? null}::text,
-          'running', ${jr?.vars ?? null}::text, ${jr?.started_by ?? null}::text,
-          ${jr?.created_at ?? null}::bigint, ${jr?.on_all_completed ?? null}::text
-        from c where c.on_all_completed is not null and ${j !== null}::boolean
-        returning id
-      ), jt as (
-        insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
-          assignee_kind, assignee_id, assigned_by, status, created_at)
-        select ${c.tenantId}::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at
-        from ji cross join unnest(${jt.map((x) => x.id)}::text[],
-          ${jt.map((x) => x.rootInstanceId)}::text[], ${jt.map((x) => x.definitionKey)}::text[],
-          ${jt.map((x) => x.assigneeKind)}::text[], ${jt.map((x) => x.assigneeId)}::text[],
-          ${jt.map((x) => x.assignedBy)}::text[], ${jt.map((x) => x.createdAt)}::bigint[])
-          as v(id, root, dkey, kind, aid, aby, at)
-      )
-      select (select count(*) from u) as updated, n.*,
-        (select count(*) from c) as closed, (select count(*) from ji) as joined
-      from n`.execute(this.db);
+    const { rows } = await this.db.executeQuery(statements.completeTask(c));
     const row = rows[0];
     if (!row || Number(row.updated) === 0) return undefined;
     const counts: StatusCounts = {
