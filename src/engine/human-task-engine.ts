@@ -4,6 +4,7 @@ import { claim, release } from "./human-tasks/claim.ts";
 import { complete, completeAndEnd } from "./human-tasks/complete.ts";
 import { DefinitionCache } from "./human-tasks/definition-cache.ts";
 import type { HumanTaskDeps } from "./human-tasks/deps.ts";
+import { OpenTaskCache } from "./human-tasks/open-task-cache.ts";
 import * as q from "./human-tasks/queries.ts";
 import { startProcess } from "./human-tasks/start-process.ts";
 import type { Clock, Directory, Store } from "./ports.ts";
@@ -15,7 +16,12 @@ export class HumanTaskEngine implements HumanTaskApi {
   private readonly deps: HumanTaskDeps;
 
   constructor(deps: { store: Store; directory: Directory; clock?: Clock }) {
-    this.deps = { ...deps, clock: deps.clock ?? systemClock, definitions: new DefinitionCache() };
+    this.deps = {
+      ...deps,
+      clock: deps.clock ?? systemClock,
+      definitions: new DefinitionCache(),
+      openTasks: new OpenTaskCache(),
+    };
   }
 
   start: HumanTaskApi["start"] = (ctx, req) => startProcess(this.deps, ctx, req);

@@ -8,6 +8,7 @@ import type { AssignResult } from "../human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
+import { cacheOpenTasks, jsonCopy } from "./open-task-cache.ts";
 import { performAssignment } from "./perform-assignment.ts";
 
 /** 002 §4.2 AssignTo. Every check runs before the transaction writes anything. */
@@ -77,16 +78,29 @@ async function assignUnderRoot(
     tasks: assignees,
   });
   if (!root) return undefined;
+  const definitionKey = definition?.key ?? root.definitionKey;
   const tasks = assignees.map((a) =>
     openTask({
       ...a,
       tenantId: ctx.tenantId,
       instanceId: referral.id,
       rootInstanceId: root.id,
-      definitionKey: definition?.key ?? root.definitionKey,
+      definitionKey,
       assignedBy: ctx.actorId,
       createdAt: now,
     }),
   );
+  // Committed by now: where a completion is one statement, it need not read them first.
+  if (deps.store.completesInOneStatement)
+    cacheOpenTasks(deps, tasks, {
+      id: referral.id,
+      tenantId: ctx.tenantId,
+      definitionKey,
+      parentInstanceId: root.id,
+      rootInstanceId: root.id,
+      startedBy: referral.startedBy,
+      // As the row holds it (JSON), and no alias of the caller's object.
+      onAllCompleted: jsonCopy(referral.onAllCompleted),
+    });
   return { instanceId: referral.id, task: tasks[0]!, tasks };
 }

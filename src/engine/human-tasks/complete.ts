@@ -10,6 +10,7 @@ import type { StoreTx } from "../ports.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import { knownDefinition, type DefinitionCache } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
+import { cacheOpenTasks, type ReferralFacts } from "./open-task-cache.ts";
 import { newReferral, performAssignment } from "./perform-assignment.ts";
 
 /**
@@ -88,9 +89,29 @@ async function completeInOneStatement(
   vars: Vars | undefined,
   now: number,
 ): Promise<CompleteResult | undefined> {
+  // A task created here is known without a read; its write is conditional on
+  // `status = 'open'`, so a task that changed since is only read after all.
+  const known = deps.openTasks.take(ctx.tenantId, taskId);
+  if (known !== undefined) {
+    const r = await completeAsRead(deps, ctx, known.task, known.referral, vars, now);
+    if (r !== undefined) return r;
+  }
   const found = await deps.store.getTaskWithInstance(ctx.tenantId, taskId);
-  if (!found || found.instance.parentInstanceId === null) return undefined;
-  const { task, instance: referral } = found;
+  if (!found) return undefined;
+  return completeAsRead(deps, ctx, found.task, found.instance, vars, now);
+}
+
+/** The one statement, for the task and referral as read (or as created, see OpenTaskCache). */
+async function completeAsRead(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  task: Task,
+  referral: ReferralFacts,
+  vars: Vars | undefined,
+  now: number,
+): Promise<CompleteResult | undefined> {
+  if (referral.parentInstanceId === null) return undefined;
+  const taskId = task.id;
   try {
     assertCanComplete(task, ctx.actorId);
   } catch {
@@ -126,10 +147,11 @@ async function completeInOneStatement(
   });
   if (!r) return undefined;
   const completion = completionOf(task.instanceId, r.counts);
-  let joined: AssignResult | null =
-    r.joined && join
-      ? { instanceId: join.referral.id, task: join.tasks[0]!, tasks: join.tasks }
-      : null;
+  let joined: AssignResult | null = null;
+  if (r.joined && join) {
+    joined = { instanceId: join.referral.id, task: join.tasks[0]!, tasks: join.tasks };
+    cacheOpenTasks(deps, join.tasks, join.referral); // committed with this statement
+  }
   if (completion.allCompleted && !r.closed) {
     // The referral was already completed or joined before its last task finished —
     // no path of the engine leaves it so. The task is done (committed); close the

@@ -1,5 +1,6 @@
 import type { Clock, Directory, Store } from "../ports.ts";
 import type { DefinitionCache } from "./definition-cache.ts";
+import type { OpenTaskCache } from "./open-task-cache.ts";
 
 /** What every human-task use case needs; built once by the composition root. */
 export interface HumanTaskDeps {
@@ -8,4 +9,6 @@ export interface HumanTaskDeps {
   clock: Clock;
   /** Committed definitions, which never change (see definition-cache.ts). */
   definitions: DefinitionCache;
+  /** User tasks created here, so completing one skips its read (see open-task-cache.ts). */
+  openTasks: OpenTaskCache;
 }
