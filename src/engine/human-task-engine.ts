@@ -5,6 +5,7 @@ import { complete, completeAndEnd } from "./human-tasks/complete.ts";
 import { DefinitionCache } from "./human-tasks/definition-cache.ts";
 import type { HumanTaskDeps } from "./human-tasks/deps.ts";
 import { OpenTaskCache } from "./human-tasks/open-task-cache.ts";
+import { TreeTurns } from "./human-tasks/tree-turns.ts";
 import * as q from "./human-tasks/queries.ts";
 import { startProcess } from "./human-tasks/start-process.ts";
 import type { Clock, Directory, Store } from "./ports.ts";
@@ -21,6 +22,7 @@ export class HumanTaskEngine implements HumanTaskApi {
       clock: deps.clock ?? systemClock,
       definitions: new DefinitionCache(),
       openTasks: new OpenTaskCache(),
+      treeTurns: new TreeTurns(),
     };
   }
 

@@ -138,13 +138,15 @@ async function completeAsRead(
     completedAt: now,
     vars: vars ?? null,
   };
-  const r = await deps.store.completeInOneStatement({
-    tenantId: ctx.tenantId,
-    task,
-    patch,
-    requireRunningRoot: join !== null,
-    join,
-  });
+  const r = await deps.treeTurns.run(ctx.tenantId, task.rootInstanceId, () =>
+    deps.store.completeInOneStatement({
+      tenantId: ctx.tenantId,
+      task,
+      patch,
+      requireRunningRoot: join !== null,
+      join,
+    }),
+  );
   if (!r) return undefined;
   const completion = completionOf(task.instanceId, r.counts);
   let joined: AssignResult | null = null;
