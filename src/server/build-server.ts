@@ -11,6 +11,7 @@ import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { requireApiKey } from "./auth.ts";
+import { installClosingGuard } from "./closing-guard.ts";
 import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
 import { installErrorHandling } from "./error-mapping.ts";
@@ -49,8 +50,11 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 3 },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
     ajv: { customOptions: { coerceTypes: false } },
+    // closing-guard.ts answers those requests as problem+json instead.
+    return503OnClosing: false,
   });
 
+  installClosingGuard(app);
   installJsonParser(app);
   installErrorHandling(app);
   registerSchemas(app);

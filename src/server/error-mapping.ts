@@ -10,8 +10,11 @@ import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/** Not in the engine's catalogue: only the server produces it, for a bug or an outage. */
-export type ProblemCode = ErrorCode | "Internal";
+/**
+ * Not in the engine's catalogue: only the server produces these — Internal for a
+ * bug or an outage, Unavailable for a request that reaches a node shutting down.
+ */
+export type ProblemCode = ErrorCode | "Internal" | "Unavailable";
 
 export interface Problem {
   type: string;
@@ -31,6 +34,7 @@ const STATUS: Record<ProblemCode, number> = {
   TooLarge: 413,
   RateLimited: 429,
   Internal: 500,
+  Unavailable: 503,
 };
 
 const TITLE: Record<ProblemCode, string> = {
@@ -43,6 +47,7 @@ const TITLE: Record<ProblemCode, string> = {
   TooLarge: "Payload too large",
   RateLimited: "Too many requests",
   Internal: "Internal server error",
+  Unavailable: "Service unavailable",
 };
 
 export const statusOf = (code: ProblemCode): number => STATUS[code];
