@@ -184,6 +184,28 @@ export interface FinishRow {
 }
 
 /**
+ * A finish's CTE that closes the instance tree of each finished run in `r`, as
+ * `completeTree` does (see there), at the SQL time `at`.
+ */
+const closeTreeOf = (at: string) => `
+      update instances set
+        completed_at = case when instances.status <> 'completed' then ${at}
+                            else instances.completed_at end,
+        process_state = case when instances.id = r.root_instance_id
+                               or instances.process_state is not null
+                             then 'closed' else null end,
+        status = 'completed'
+      from r
+      where instances.tenant_id = r.tenant_id and instances.root_instance_id = r.root_instance_id
+        and (instances.status <> 'completed' or instances.id = r.root_instance_id)`;
+
+/** A finish's CTE that signals the parent of each finished child run in `r`. */
+const wakeParentOf = (signalId: string, at: string) => `
+      insert into run_signals (tenant_id, run_id, id, name, payload, at, consumed_seq)
+      select r.tenant_id, r.parent_run_id, ${signalId}, '__child:' || r.id, 'null', ${at}, null
+      from r where r.parent_run_id is not null`;
+
+/**
  * PostgreSQL: a run's outcome in one statement (it was BEGIN, UPDATE run,
  * SELECT root and parent, two UPDATEs of the instance tree, COMMIT, plus one
  * autocommit INSERT per last step event): the fenced UPDATE of the run, the
@@ -204,21 +226,8 @@ export function pgFinishRun(f: FinishRow): CompiledQuery {
       select r.tenant_id, r.id, e.seq, e.type, e.name, e.at, e.data
       from r, unnest(?::bigint[], ?::varchar[], ?::varchar[], ?::bigint[], ?::text[])
         as e(seq, type, name, at, data)
-    ), i as (
-      update instances set
-        completed_at = case when instances.status <> 'completed' then ?::bigint
-                            else instances.completed_at end,
-        process_state = case when instances.id = r.root_instance_id
-                               or instances.process_state is not null
-                             then 'closed' else null end,
-        status = 'completed'
-      from r
-      where instances.tenant_id = r.tenant_id and instances.root_instance_id = r.root_instance_id
-        and (instances.status <> 'completed' or instances.id = r.root_instance_id)
-    ), s as (
-      insert into run_signals (tenant_id, run_id, id, name, payload, at, consumed_seq)
-      select r.tenant_id, r.parent_run_id, ?::varchar, '__child:' || r.id, 'null', ?::bigint, null
-      from r where r.parent_run_id is not null
+    ), i as (${closeTreeOf("?::bigint")}
+    ), s as (${wakeParentOf("?::varchar", "?::bigint")}
     ), w as (
       update runs p set
         wake_at = case when p.status = 'waiting' then ?::bigint else p.wake_at end,
@@ -376,21 +385,8 @@ export function pgFinishRuns(rows: readonly FinishRow[]): CompiledQuery {
          $13::varchar[], $14::bigint[], $15::text[])
          as e(tenant_id, run_id, seq, type, name, at, data)
          on e.tenant_id = r.tenant_id and e.run_id = r.id
-     ), i as (
-       update instances set
-         completed_at = case when instances.status <> 'completed' then r.now
-                             else instances.completed_at end,
-         process_state = case when instances.id = r.root_instance_id
-                                or instances.process_state is not null
-                              then 'closed' else null end,
-         status = 'completed'
-       from r
-       where instances.tenant_id = r.tenant_id and instances.root_instance_id = r.root_instance_id
-         and (instances.status <> 'completed' or instances.id = r.root_instance_id)
-     ), s as (
-       insert into run_signals (tenant_id, run_id, id, name, payload, at, consumed_seq)
-       select r.tenant_id, r.parent_run_id, r.signal_id, '__child:' || r.id, 'null', r.now, null
-       from r where r.parent_run_id is not null
+     ), i as (${closeTreeOf("r.now")}
+     ), s as (${wakeParentOf("r.signal_id", "r.now")}
      ), w as (
        update runs p set
          wake_at = case when p.status = 'waiting' then r.now else p.wake_at end,
