@@ -27,6 +27,22 @@ import {
 const KEY = "k";
 const T = "default";
 
+/** A fresh, migrated database of backend `b` with its run store; `close` drops it. */
+async function freshStore(b: Backend) {
+  const db = await createTestDatabase(b);
+  const store = createStore(db.url) as SqlStore;
+  await store.migrate();
+  return {
+    url: db.url,
+    store,
+    runStore: store.runStore(),
+    close: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+}
+
 async function waitFor<T>(get: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -272,16 +288,9 @@ function suite(b: Backend) {
         "LISTEN/NOTIFY: a run started elsewhere wakes an idle worker at once (no polling)",
         options,
         async () => {
-          const db = await createTestDatabase(b);
-          const store = createStore(db.url) as SqlStore;
-          await store.migrate();
+          const { store, url, close } = await freshStore(b);
           const registry = new WorkflowRegistry([shipping]);
-          const worker = new Worker(
-            store.runStore(),
-            registry,
-            { pollMs: 60_000 },
-            pgWakeups(db.url),
-          );
+          const worker = new Worker(store.runStore(), registry, { pollMs: 60_000 }, pgWakeups(url));
           try {
             await worker.start();
             await new Promise((r) => setTimeout(r, 200)); // the first claim pass is over
@@ -296,8 +305,7 @@ function suite(b: Backend) {
             assert.ok(Date.now() - t0 < 1_000, `took ${Date.now() - t0} ms`);
           } finally {
             await worker.stop();
-            await store.close();
-            await db.drop();
+            await close();
           }
         },
       );
@@ -307,10 +315,7 @@ function suite(b: Backend) {
       "two workers share 1,000 runs: each run executed by exactly one, every step once, none lost",
       options,
       async () => {
-        const db = await createTestDatabase(b);
-        const store = createStore(db.url) as SqlStore;
-        await store.migrate();
-        const runStore = store.runStore();
+        const { runStore, close } = await freshStore(b);
         const seen = new Map<string, number>();
         const wf = workflow("shared", async (ctx, n: number) => {
           let x = n;
@@ -368,8 +373,7 @@ function suite(b: Backend) {
           );
         } finally {
           await Promise.all(workers.map((w) => w.stop()));
-          await store.close();
-          await db.drop();
+          await close();
         }
       },
     );
@@ -378,10 +382,7 @@ function suite(b: Backend) {
       "a durable sleep fires when a worker returns after the only one was down",
       options,
       async () => {
-        const db = await createTestDatabase(b);
-        const store = createStore(db.url) as SqlStore;
-        await store.migrate();
-        const runStore = store.runStore();
+        const { runStore, close } = await freshStore(b);
         const registry = new WorkflowRegistry([nap]);
         try {
           const w1 = new Worker(runStore, registry, { pollMs: 50 });
@@ -406,8 +407,7 @@ function suite(b: Backend) {
           assert.ok((r.output as number) >= 1_500);
           assert.ok(Date.now() - t0 < 1_000, "fired promptly once a worker was back");
         } finally {
-          await store.close();
-          await db.drop();
+          await close();
         }
       },
     );
@@ -416,10 +416,7 @@ function suite(b: Backend) {
       "a dead worker's run is taken over after its lease; its late write is fenced",
       options,
       async () => {
-        const db = await createTestDatabase(b);
-        const store = createStore(db.url) as SqlStore;
-        await store.migrate();
-        const runStore = store.runStore();
+        const { runStore, close } = await freshStore(b);
         const counts = new Map<string, number>();
         let release: () => void = () => undefined;
         const hang = new Promise<void>((r) => (release = r));
@@ -487,8 +484,7 @@ function suite(b: Backend) {
         } finally {
           await dead.stop(0);
           await live.stop(0);
-          await store.close();
-          await db.drop();
+          await close();
         }
       },
     );

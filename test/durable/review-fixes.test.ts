@@ -247,25 +247,37 @@ const taskRace = workflow("task-race", async (ctx) => {
   return winner;
 });
 
+/** A taskRace run r1 started on `b`, and bob's approval of its task through the inbox. */
+async function taskRaceOn(b: Backend) {
+  const env = await inboxOn(b);
+  const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
+  h.contextOptions = { humanTasks: env.bridge };
+  const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
+  await h.start("task-race", null, "r1").catch(async (e: unknown) => {
+    await env.close();
+    throw e;
+  });
+  const approve = async () => {
+    const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
+    await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
+      vars: { action: "approve" },
+    });
+  };
+  return { env, h, approve };
+}
+
 for (const b of backends) {
   test(
     `race of a human task against a timer: the approval before the timer wins, on every replay (${b.name})`,
     await backendTestOptions(b),
     async () => {
-      const env = await inboxOn(b);
+      const { env, h, approve } = await taskRaceOn(b);
       try {
-        const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
-        h.contextOptions = { humanTasks: env.bridge };
-        const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
-        await h.start("task-race", null, "r1");
         assert.deepEqual(await h.drain(), ["waiting"]);
         const r = (await env.runs.getRun(T, "r1"))!;
         assert.equal(r.wakeAt, h.clock.now() + 4_000, "wakes for the timer, not only the re-check");
         h.clock.advance(1_000);
-        const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
-        await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
-          vars: { action: "approve" },
-        });
+        await approve();
         assert.deepEqual(await h.drain(), ["waiting"]);
         h.clock.advance(3_000); // the losing timer fires: a replay that must not change the winner
         assert.deepEqual(await h.drain(), ["waiting"]);
@@ -284,19 +296,12 @@ for (const b of backends) {
     `race of a human task against a timer: the timer first wins, a later approval changes nothing (${b.name})`,
     await backendTestOptions(b),
     async () => {
-      const env = await inboxOn(b);
+      const { env, h, approve } = await taskRaceOn(b);
       try {
-        const h = new Harness(env.runs, [taskRace], new Clock(Date.now()));
-        h.contextOptions = { humanTasks: env.bridge };
-        const inbox = wakeRunsOnCompletion(env.engine, env.store, env.runs);
-        await h.start("task-race", null, "r1");
         await h.drain();
         h.clock.advance(4_000);
         assert.deepEqual(await h.drain(), ["waiting"]);
-        const [task] = (await inbox.userInbox({ tenantId: T }, "bob", {})).items;
-        await inbox.complete({ tenantId: T, actorId: "bob" }, task!.id, {
-          vars: { action: "approve" },
-        });
+        await approve();
         await h.drain();
         h.clock.advance(3_600_000);
         assert.deepEqual(await h.drain(), ["completed"]);
