@@ -69,7 +69,18 @@ export class LeaseLost extends HaltSignal {
     super("lease lost");
   }
 }
-export type Halt = Suspend | ContinueAsNew | LeaseLost | NonDeterminismError;
+/**
+ * A durable read or write failed for a reason other than fencing (the store is
+ * unreachable, a statement failed). Not the workflow's failure: the execution
+ * stops, the worker releases the run, and a later execution replays it from
+ * what was recorded. Workflow code never sees the store's error.
+ */
+export class StoreFailed extends HaltSignal {
+  constructor(override readonly cause: unknown) {
+    super("store failed", { cause });
+  }
+}
+export type Halt = Suspend | ContinueAsNew | LeaseLost | StoreFailed | NonDeterminismError;
 
 export interface ContextOptions {
   /** Waits shorter than this are awaited in memory (lease held); longer ones suspend. */
@@ -170,15 +181,18 @@ export class RunContext implements WorkflowContext {
   private suspendRun!: (h: Halt) => void;
   /** Rejects when the run suspends (every ctx call parked): the executor races it. */
   readonly suspended: Promise<never>;
+  /** Every call's error becomes a StoreFailed halt (see haltingOnError). */
+  private readonly store: RunStore;
 
   constructor(
     private readonly run: Run,
     events: readonly RunEvent[],
-    private readonly store: RunStore,
+    store: RunStore,
     private readonly lease: Lease,
     private readonly wfOptions: WorkflowOptions,
     private readonly options: ContextOptions = DEFAULT_CONTEXT_OPTIONS,
   ) {
+    this.store = haltingOnError(store, (e) => this.halt(new StoreFailed(e)));
     this.runId = run.id;
     this.tenantId = run.tenantId;
     this.workflow = run.workflow;
@@ -485,15 +499,17 @@ export class RunContext implements WorkflowContext {
 
   private halt(h: Halt, throwIt = true): Halt {
     const rank = (x: Halt | undefined) =>
-      x instanceof LeaseLost
-        ? 4
-        : x instanceof NonDeterminismError
-          ? 3
-          : x instanceof ContinueAsNew
-            ? 2
-            : x instanceof Suspend
-              ? 1
-              : 0;
+      x instanceof StoreFailed
+        ? 5
+        : x instanceof LeaseLost
+          ? 4
+          : x instanceof NonDeterminismError
+            ? 3
+            : x instanceof ContinueAsNew
+              ? 2
+              : x instanceof Suspend
+                ? 1
+                : 0;
     if (rank(h) > rank(this.halted)) this.halted = h;
     if (!throwIt) for (const w of this.cancelWaiters) w();
     return this.halted ?? h;
@@ -1124,4 +1140,23 @@ async function runAttempt<T>(
     clearTimeout(timer);
     unsubscribe();
   }
+}
+
+/**
+ * The store, with every rejected call turned into the halt `onError` returns:
+ * the workflow code between ctx calls cannot catch a store outage and carry on
+ * as if a step had failed (or, worse, record a failure), and a later call
+ * throws the same halt.
+ */
+function haltingOnError(store: RunStore, onError: (e: unknown) => Halt): RunStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) =>
+        (v as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((e: unknown) => {
+          throw onError(e);
+        });
+    },
+  });
 }

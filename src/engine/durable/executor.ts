@@ -15,6 +15,7 @@ import {
   ContinueAsNew,
   DEFAULT_CONTEXT_OPTIONS,
   LeaseLost,
+  StoreFailed,
   RunContext,
   Suspend,
   toJson,
@@ -80,7 +81,7 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
       await ctx.settle();
 
       let halt = ctx.halted;
-      if (halt !== undefined && !(halt instanceof LeaseLost)) {
+      if (halt !== undefined && !(halt instanceof LeaseLost) && !(halt instanceof StoreFailed)) {
         // Parking or moving on: the deferred step completions are written first.
         try {
           await ctx.flushTail();
@@ -90,6 +91,8 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
       }
       const now = options.now();
       if (halt instanceof LeaseLost) return "lost";
+      // The worker logs it and releases the run; nothing of this execution is recorded.
+      if (halt instanceof StoreFailed) throw halt.cause;
       const extras = (): FinishExtras => ({
         rootInstanceId: current.rootInstanceId,
         parentRunId: current.parentRunId,
