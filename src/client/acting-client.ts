@@ -1,0 +1,145 @@
+/**
+ * The client bound to one acting user: `client.as(actorId)`. Every call sends
+ * that user as `X-Actor-Id`, so the calls that act (start, assign, claim,
+ * release, complete, start/signal/cancel a run) or read an inbox exist only
+ * here and cannot be made without an actor. Cheap to create: make one per
+ * incoming request from the BFF's own login session.
+ */
+import type {
+  AssignmentRequest,
+  AssignResult,
+  CompleteAndEndResult,
+  CompleteRequest,
+  CompleteResult,
+  InboxOptions,
+  Instance,
+  Page,
+  PageOptions,
+  ProcessListOptions,
+  RunAccepted,
+  StartedProcess,
+  StartedRun,
+  StartProcessRequest,
+  StartRunRequest,
+  Task,
+  Vars,
+} from "./client-types.ts";
+import { path, type HttpTransport } from "./http-transport.ts";
+import { items } from "./paging.ts";
+import { TaskflowReader } from "./taskflow-reader.ts";
+
+export class ActingClient extends TaskflowReader {
+  /** @internal Use `TaskflowClient#as`. */
+  constructor(
+    http: HttpTransport,
+    /** The acting user: `X-Actor-Id` of every call. */
+    readonly actorId: string,
+  ) {
+    super(http, actorId);
+  }
+
+  // ── processes ──
+
+  /** `POST /v1/processes`: a root instance started by the actor (its definition made if missing). */
+  startProcess(request: StartProcessRequest): Promise<StartedProcess> {
+    return this.post("/v1/processes", request);
+  }
+
+  /** `GET /v1/processes`: root instances started by `user` (default: the actor). */
+  listProcesses(options: ProcessListOptions = {}): Promise<Page<Instance>> {
+    const { state, user, limit, cursor } = options;
+    return this.get("/v1/processes", { state, user, limit, cursor });
+  }
+
+  /** Every process matching the filters, following `nextCursor`. */
+  listProcessesAll(options: ProcessListOptions = {}): AsyncGenerator<Instance> {
+    return items((cursor) => this.listProcesses({ ...options, cursor }), options.cursor);
+  }
+
+  // ── assignments ──
+
+  /** `POST /v1/assignments`: a referral with one task per assignee; `assignedBy` is the actor. */
+  assign(request: AssignmentRequest): Promise<AssignResult> {
+    return this.post("/v1/assignments", request);
+  }
+
+  // ── tasks ──
+
+  /** `GET /v1/tasks?user=`: the inbox of `user` (default: the actor) — own, groups', claimed. */
+  inbox(options: InboxOptions = {}): Promise<Page<Task>> {
+    const { user, limit, cursor } = options;
+    return this.get("/v1/tasks", { user: user ?? this.actorId, limit, cursor });
+  }
+
+  /** Every task of the inbox, following `nextCursor`. */
+  inboxAll(options: InboxOptions = {}): AsyncGenerator<Task> {
+    return items((cursor) => this.inbox({ ...options, cursor }), options.cursor);
+  }
+
+  /** `GET /v1/tasks?group=`: the group's open tasks (claimed ones have left it). */
+  groupInbox(groupId: string, options: PageOptions = {}): Promise<Page<Task>> {
+    return this.get("/v1/tasks", { group: groupId, limit: options.limit, cursor: options.cursor });
+  }
+
+  /** Every open task of the group, following `nextCursor`. */
+  groupInboxAll(groupId: string, options: PageOptions = {}): AsyncGenerator<Task> {
+    return items((cursor) => this.groupInbox(groupId, { ...options, cursor }), options.cursor);
+  }
+
+  /** `POST /v1/tasks/{id}/claim` → the task, `claimed` by the actor. 409 `NotOpen` if not open. */
+  claim(taskId: string): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/claim`);
+  }
+
+  /** `POST /v1/tasks/{id}/release` → the task, `open` again (only the claimer). */
+  release(taskId: string): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/release`);
+  }
+
+  /** `POST /v1/tasks/{id}/complete`, optionally assigning `next` under the same root. */
+  complete(taskId: string, request: CompleteRequest = {}): Promise<CompleteResult> {
+    return this.post(path`/v1/tasks/${taskId}/complete`, request);
+  }
+
+  /** `POST /v1/tasks/{id}/complete-and-end`: complete, cancel the rest, close the process. */
+  completeAndEnd(taskId: string, request: { vars?: Vars } = {}): Promise<CompleteAndEndResult> {
+    return this.post(path`/v1/tasks/${taskId}/complete-and-end`, request);
+  }
+
+  // ── durable runs ──
+
+  /**
+   * `POST /v1/workflows/{name}/runs`. Idempotent by `id`: when a run with that id
+   * exists, nothing is written and `created` is false (the server answered 200).
+   */
+  async startRun<I = unknown>(
+    workflow: string,
+    request: StartRunRequest<I> = {},
+  ): Promise<StartedRun> {
+    const { status, body } = await this.http.send<{ runId: string; status: StartedRun["status"] }>({
+      method: "POST",
+      path: path`/v1/workflows/${workflow}/runs`,
+      body: request,
+      actorId: this.actorId,
+    });
+    return { runId: body.runId, status: body.status, created: status === 201 };
+  }
+
+  /**
+   * `POST /v1/runs/{id}/signals/{name}`: `payload` (any JSON value; none means
+   * `null`) is stored until the run waits for `name`. 409 `Conflict` once the run
+   * has finished.
+   */
+  signalRun(runId: string, name: string, payload?: unknown): Promise<RunAccepted> {
+    return this.post(path`/v1/runs/${runId}/signals/${name}`, payload);
+  }
+
+  /** `POST /v1/runs/{id}/cancel`: request cancellation (the run ends `cancelled` later). */
+  cancelRun(runId: string): Promise<RunAccepted> {
+    return this.post(path`/v1/runs/${runId}/cancel`);
+  }
+
+  private async post<T>(p: string, body?: unknown): Promise<T> {
+    return (await this.http.send<T>({ method: "POST", path: p, body, actorId: this.actorId })).body;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The reads that need no acting user (DESIGN §4: tasks, instances,
+ * definitions, runs by id and lists of runs). Shared by TaskflowClient and by
+ * the actor-bound ActingClient, which sends its `X-Actor-Id` on them too.
+ */
+import type {
+  Completion,
+  Definition,
+  InstanceTree,
+  Page,
+  PageOptions,
+  Run,
+  RunHistory,
+  RunListOptions,
+  Task,
+} from "./client-types.ts";
+import { path, type HttpRequest, type HttpTransport } from "./http-transport.ts";
+import { items } from "./paging.ts";
+
+export class TaskflowReader {
+  /** @internal */
+  protected constructor(
+    protected readonly http: HttpTransport,
+    protected readonly actor: string | undefined,
+  ) {}
+
+  /** `X-Tenant-Id` of every call, or undefined for the server's `default`. */
+  get tenantId(): string | undefined {
+    return this.http.tenantId;
+  }
+
+  /** `GET /v1/tasks/{id}` */
+  getTask(taskId: string): Promise<Task> {
+    return this.get(path`/v1/tasks/${taskId}`);
+  }
+
+  /** `GET /v1/instances/{id}`: the instance with its children and tasks. */
+  getInstance(instanceId: string): Promise<InstanceTree> {
+    return this.get(path`/v1/instances/${instanceId}`);
+  }
+
+  /** `GET /v1/instances/{id}/completion`: task counts of a referral. */
+  getCompletion(instanceId: string): Promise<Completion> {
+    return this.get(path`/v1/instances/${instanceId}/completion`);
+  }
+
+  /** `GET /v1/definitions`: one page. */
+  listDefinitions(options: PageOptions = {}): Promise<Page<Definition>> {
+    return this.get("/v1/definitions", { limit: options.limit, cursor: options.cursor });
+  }
+
+  /** Every definition, following `nextCursor`. */
+  listDefinitionsAll(options: PageOptions = {}): AsyncGenerator<Definition> {
+    return items((cursor) => this.listDefinitions({ ...options, cursor }), options.cursor);
+  }
+
+  /** `GET /v1/definitions/{key}` */
+  getDefinition(key: string): Promise<Definition> {
+    return this.get(path`/v1/definitions/${key}`);
+  }
+
+  /** `GET /v1/runs/{id}`. `I` and `O` only type `input` and `output`; nothing is checked. */
+  getRun<I = unknown, O = unknown>(runId: string): Promise<Run<I, O>> {
+    return this.get(path`/v1/runs/${runId}`);
+  }
+
+  /** `GET /v1/runs/{id}/history`: the current generation's events in `seq` order (not paged). */
+  getRunHistory(runId: string): Promise<RunHistory> {
+    return this.get(path`/v1/runs/${runId}/history`);
+  }
+
+  /** `GET /v1/runs?status=&workflow=`: one page of runs, in id order. */
+  listRuns(options: RunListOptions = {}): Promise<Page<Run>> {
+    const { status, workflow, limit, cursor } = options;
+    return this.get("/v1/runs", { status, workflow, limit, cursor });
+  }
+
+  /** Every run matching the filters, following `nextCursor`. */
+  listRunsAll(options: RunListOptions = {}): AsyncGenerator<Run> {
+    return items((cursor) => this.listRuns({ ...options, cursor }), options.cursor);
+  }
+
+  protected async get<T>(p: string, query?: HttpRequest["query"]): Promise<T> {
+    return (await this.http.send<T>({ method: "GET", path: p, query, actorId: this.actor })).body;
+  }
+}
