@@ -68,6 +68,35 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: outward }] },
   },
   {
+    // The HTTP client is for host backends: it depends on the REST contract only,
+    // never on the engine, the server, an adapter, the config or the composition root.
+    files: ["src/client/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                "**/engine/**",
+                "**/server/**",
+                "**/adapters/**",
+                "**/cli/**",
+                "**/config/**",
+                "../*.ts",
+              ],
+              message: "src/client talks HTTP only; write wire types in src/client (DESIGN §2).",
+            },
+            outward[1],
+          ],
+          paths: [
+            { name: "taskflow", message: "the package root is the engine; import its parts." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
