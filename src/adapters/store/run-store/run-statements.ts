@@ -350,9 +350,8 @@ export function pgStartRuns(rows: readonly StartRow[]): CompiledQuery {
 /**
  * PostgreSQL: many runs' outcomes in one statement (see write-batcher.ts), each
  * exactly as `pgFinishRun` writes it; RETURNING names the runs whose lease held.
- * The runs' rows are locked first in (tenant_id, id) order — the order the
- * heartbeat locks them in too — so two multi-row lockers cannot deadlock over
- * them. A parent finishing in the same batch as its child is not woken (it is
+ * The runs' rows are locked first in (tenant_id, id) order, so two batches
+ * cannot deadlock over them (the heartbeat skips locked rows). A parent finishing in the same batch as its child is not woken (it is
  * finishing; updating its row twice in one statement is undefined). A taken seq
  * or a deadlock fails the statement as a whole and the batcher retries each
  * run alone.

@@ -376,11 +376,14 @@ export class SqlRunStore implements RunStore {
 
   async heartbeat(owner: string, now: number, leaseUntil: number): Promise<HeldRun[]> {
     if (this.pg) {
-      // Rows locked in (tenant_id, id) order, as pgFinishRuns locks them: two
-      // multi-row lockers of one worker's runs cannot deadlock.
+      // SKIP LOCKED: a row that a statement of this worker holds (a batch of
+      // outcomes, a suspend) is skipped, not waited for, so the heartbeat never
+      // deadlocks with a batch that also locks a running parent. The skipped
+      // run's lease is extended next round (heartbeat 1.5 s, lease 5 s), and the
+      // read below still reports it as held while it is.
       await sql`with l as (
           select tenant_id, id from runs where lease_owner = ${owner} and status = 'running'
-          order by tenant_id, id for update)
+          order by tenant_id, id for update skip locked)
         update runs set lease_until = ${leaseUntil}, wake_at = ${leaseUntil}
         from l where runs.tenant_id = l.tenant_id and runs.id = l.id`.execute(this.db);
     } else {
