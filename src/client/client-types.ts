@@ -2,12 +2,14 @@
  * The JSON of the REST API v1 (DESIGN §4, docs/api.md), as the client sends and
  * receives it. These are wire types, written here on purpose rather than
  * imported from the engine: the client is for host backends and depends on
- * nothing but the HTTP contract.
+ * nothing but the HTTP contract (and the domain's error catalogue, below).
  *
  * Times are ISO-8601 strings in UTC (`"2025-01-15T09:30:00.000Z"`), exactly as
  * on the wire; the client does not turn them into `Date`s. Every listed field of
  * a response is always present, `null` when unset.
  */
+
+import { ErrorCodes } from "../domain/errors.ts";
 
 /** An ISO-8601 time in UTC, as sent by the server. `new Date(t)` parses it. */
 export type IsoTime = string;
@@ -17,17 +19,11 @@ export type Vars = Record<string, unknown>;
 
 // ── errors ────────────────────────────────────────────────────────────────────
 
-/** The engine's error catalogue (DESIGN §4). */
-export const ErrorCodes = [
-  "Validation",
-  "Unauthorized",
-  "Forbidden",
-  "NotFound",
-  "NotOpen",
-  "Conflict",
-  "TooLarge",
-  "RateLimited",
-] as const;
+/**
+ * The engine's error catalogue (DESIGN §4), from the pure domain layer — the one
+ * thing the client takes from the engine's source, so the two cannot drift.
+ */
+export { ErrorCodes };
 
 /**
  * A problem `code`: the catalogue, plus `Internal` (500) and `Unavailable` (503),
