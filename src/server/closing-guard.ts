@@ -18,9 +18,14 @@ export function installClosingGuard(app: FastifyInstance): void {
     closing = true;
     done();
   });
-  app.addHook("onRequest", async (_req, reply) => {
-    if (!closing) return;
-    await reply
+  // Callback style: no promise per request on the hot path while open.
+  app.addHook("onRequest", (_req, reply, done) => {
+    if (!closing) {
+      done();
+      return;
+    }
+    // Replying without calling done() ends the request here.
+    void reply
       .code(503)
       .header("connection", "close")
       .header("retry-after", "1")

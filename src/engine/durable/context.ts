@@ -477,7 +477,9 @@ export class RunContext implements WorkflowContext {
       (ok) => {
         if (!ok) this.halt(new LeaseLost(), false);
       },
-      () => this.halt(new LeaseLost(), false),
+      // The store wrapper rejects with its StoreFailed halt; nobody awaits this
+      // write, so wake the waits that should notice it.
+      (h: unknown) => this.halt(h as Halt, false),
     );
     this.writes.add(p);
     void p.finally(() => {

@@ -128,6 +128,8 @@ export class SqlRunStore implements RunStore {
     // The same instance, typed with the durable tables too.
     this.db = db;
     if (this.pg) {
+      // `one` keeps the single-run texts: a batch statement of one row costs more
+      // (sequential p50 1.68–1.92 ms → 2.03–2.56 ms, interleaved A/B, 2026-11-30).
       this.appends = new WriteBatcher({
         one: (b) => this.insertEvent(this.db, b.lease, b.event),
         many: async (items) => {

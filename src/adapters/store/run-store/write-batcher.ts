@@ -53,7 +53,8 @@ export class WriteBatcher<T> {
     return new Promise((resolve, reject) => this.waiting.push({ item, resolve, reject }));
   }
 
-  private track(p: Promise<boolean>): Promise<boolean> {
+  /** Counts `p` as a write out until it settles, then sends what waited meanwhile. */
+  private track<R>(p: Promise<R>): Promise<R> {
     this.inFlight++;
     const done = () => {
       this.inFlight--;
@@ -71,11 +72,7 @@ export class WriteBatcher<T> {
       this.track(this.writer.one(w.item)).then(w.resolve, w.reject);
       return;
     }
-    this.inFlight++;
-    void this.writeBatch(batch).finally(() => {
-      this.inFlight--;
-      this.drain();
-    });
+    void this.track(this.writeBatch(batch));
   }
 
   private async writeBatch(batch: Waiting<T>[]): Promise<void> {
