@@ -1,5 +1,5 @@
 /**
- * Durable runs (DESIGN §4): start a workflow run, read it and its history,
+ * Durable runs (docs/api.md): start a workflow run, read it and its history,
  * list runs, send a signal, request cancellation.
  */
 import type { FastifyInstance } from "fastify";
