@@ -18,7 +18,6 @@ import type { HumanTaskResult } from "../../domain/human-task-result.ts";
 import type { Run } from "../../domain/run.ts";
 import type { RunEvent } from "../../domain/run-event.ts";
 import type { WorkflowFailure } from "../../domain/workflow-failure.ts";
-import { Cancellation } from "./cancellation.ts";
 import { runChild } from "./commands/child.ts";
 import { runHumanTask } from "./commands/human-task.ts";
 import { patched, recordedNow, recordedRandom, recordedUuid } from "./commands/markers.ts";
@@ -27,14 +26,10 @@ import { waitForSignal } from "./commands/signal.ts";
 import { runStep } from "./commands/step.ts";
 import { runTimer } from "./commands/timer.ts";
 import { DEFAULT_CONTEXT_OPTIONS, type ContextOptions } from "./context-options.ts";
-import { haltingOnError } from "./halting-store.ts";
-import { ContinueAsNew, Halts, LeaseLost, StoreFailed, type Halt } from "./halts.ts";
-import { HistoryWriter } from "./history-writer.ts";
+import { ContinueAsNew, LeaseLost, type Halt } from "./halts.ts";
 import { toJson } from "./json-form.ts";
-import { HistoryCursor } from "./replay/history-cursor.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
-import type { Runtime } from "./runtime.ts";
-import { Scheduler } from "./scheduler.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
 import type {
   HumanTaskOptions,
   Saga,
@@ -69,26 +64,8 @@ export class RunContext implements WorkflowContext {
     this.runId = run.id;
     this.tenantId = run.tenantId;
     this.workflow = run.workflow;
-    const cancellation = new Cancellation(run.cancelRequested);
-    const halts = new Halts(() => cancellation.wake());
-    const guarded = haltingOnError(store, (e) => halts.raise(new StoreFailed(e)));
-    const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
-    const settled = () => scheduler.changed();
-    const writer = new HistoryWriter(guarded, store, lease, cursor, halts, settled);
-    const scheduler = new Scheduler(halts, writer);
-    this.suspended = scheduler.suspended;
-    this.rt = {
-      run,
-      lease,
-      options,
-      workflowOptions,
-      halts,
-      cursor,
-      writer,
-      scheduler,
-      cancellation,
-      store: guarded,
-    };
+    this.rt = createRuntime(run, events, store, lease, workflowOptions, options);
+    this.suspended = this.rt.scheduler.suspended;
   }
 
   // ---- for the executor and the worker ---------------------------------------------
