@@ -122,7 +122,9 @@ export type RunEventType = RunEvent["type"];
 /** A completion event ends an earlier call: its data names that call's seq in `ref`. */
 export function isCompletion(e: RunEvent): e is CompletionEvent {
   const d = e.data;
-  return d !== null && "ref" in d && typeof d.ref === "number";
+  // typeof: a row's JSON is trusted as written (see storedRunEvent), but a
+  // scalar there must not make this throw.
+  return d !== null && typeof d === "object" && "ref" in d && typeof d.ref === "number";
 }
 
 /**
