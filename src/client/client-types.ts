@@ -1,8 +1,9 @@
 /**
- * The JSON of the REST API v1 (DESIGN §4, docs/api.md), as the client sends and
+ * The JSON of the REST API v1 (docs/api.md), as the client sends and
  * receives it. These are wire types, written here on purpose rather than
  * imported from the engine: the client is for host backends and depends on
- * nothing but the HTTP contract (and the domain's error catalogue, below).
+ * nothing but the HTTP contract (and the domain's error catalogue and history
+ * event shapes, below).
  *
  * Times are ISO-8601 strings in UTC (`"2025-01-15T09:30:00.000Z"`), exactly as
  * on the wire; the client does not turn them into `Date`s. Every listed field of
@@ -10,6 +11,7 @@
  */
 
 import { ErrorCodes } from "../domain/errors.ts";
+import type { RunEventJson } from "../domain/run-event.ts";
 
 /** An ISO-8601 time in UTC, as sent by the server. `new Date(t)` parses it. */
 export type IsoTime = string;
@@ -20,7 +22,7 @@ export type Vars = Record<string, unknown>;
 // ── errors ────────────────────────────────────────────────────────────────────
 
 /**
- * The engine's error catalogue (DESIGN §4), from the pure domain layer — the one
+ * The engine's error catalogue (docs/api.md, "Errors"), from the pure domain layer — the one
  * thing the client takes from the engine's source, so the two cannot drift.
  */
 export { ErrorCodes };
@@ -249,16 +251,13 @@ export interface RunListOptions extends PageOptions {
   workflow?: string;
 }
 
-export interface RunEvent {
-  seq: number;
-  /** `step`, `timer`, `signal_wait`, `signal`, `task_wait`, `task`, `child`, … (docs/api.md). */
-  type: string;
-  /** The step, timer, signal, task, child or patch name; `null` where there is none. */
-  name: string | null;
-  at: IsoTime;
-  /** The recorded value; times inside it are epoch milliseconds. */
-  data: unknown;
-}
+/**
+ * One history event, typed by `type` (docs/api.md lists them): narrow on
+ * `type` and, for events that end an earlier call, on `"ref" in data`. `at` is
+ * an ISO time; times inside `data` are epoch milliseconds. The shapes are the
+ * persisted history's own, from the domain layer, so the two cannot drift.
+ */
+export type RunEvent = RunEventJson;
 
 export interface RunHistory {
   items: RunEvent[];

@@ -1,6 +1,6 @@
 /**
- * Durable runs (DESIGN §1 durable side): one execution of a workflow, its
- * append-only history and the signals sent to it.
+ * Durable runs: one execution of a workflow, its append-only history
+ * (run-event.ts) and the signals sent to it.
  */
 import type { WorkflowFailure } from "./workflow-failure.ts";
 
@@ -48,35 +48,7 @@ export interface Run {
   firstSeq: number;
 }
 
-/**
- * History event types. Each ctx call records one event (waiting calls record a
- * "…_wait" event first); replay matches calls to events by (seq, type, name).
- */
-export type RunEventType =
-  | "step" // data: { result } | { failure }
-  | "step_retry" // data: { attempt, retryAt, failure } — a durable backoff
-  | "timer" // data: { wakeAt }
-  | "signal_wait" // data: { deadline | null }
-  | "signal" // data: { payload, signalId }
-  | "signal_timeout"
-  | "now" // data: { value }
-  | "random"
-  | "uuid"
-  | "patch"
-  | "cancelled"
-  | "task_wait" // data: { instanceId, taskIds }
-  | "task"
-  | "child_started" // data: { childRunId }
-  | "child"
-  | "nondeterminism"; // data: { ref: -1, failure } — replay diverged; the run is blocked
-
-export interface RunEvent {
-  seq: number;
-  type: RunEventType;
-  name: string | null;
-  at: number;
-  data: unknown;
-}
+export type { RunEvent, RunEventType } from "./run-event.ts";
 
 export interface RunSignal {
   id: string;

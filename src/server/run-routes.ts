@@ -1,9 +1,10 @@
 /**
- * Durable runs (DESIGN §4): start a workflow run, read it and its history,
+ * Durable runs (docs/api.md): start a workflow run, read it and its history,
  * list runs, send a signal, request cancellation.
  */
 import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunEvent, type RunStatus } from "../domain/run.ts";
+import type { RunEventJson } from "../domain/run-event.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import { problemResponses } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
@@ -47,8 +48,8 @@ export function runView(r: Run) {
   };
 }
 
-export function eventView(e: RunEvent) {
-  return { seq: e.seq, type: e.type, name: e.name, at: iso(e.at), data: e.data ?? null };
+export function eventView(e: RunEvent): RunEventJson {
+  return { ...e, at: iso(e.at) };
 }
 
 const runSchema = {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createStore } from "../../src/adapters/store/create-store.ts";
 import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
-import type { RunEvent } from "../../src/domain/run.ts";
+import type { Ref, RunEvent, StepOutcome } from "../../src/domain/run-event.ts";
 import type { Lease, NewRun, RunStore } from "../../src/engine/durable/run-store-port.ts";
 import type { Store } from "../../src/engine/ports.ts";
 import {
@@ -30,13 +30,15 @@ const newRun = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
   now: NOW,
   ...extra,
 });
-const ev = (seq: number, name = `s${seq}`, data: unknown = { result: seq }): RunEvent => ({
-  seq,
-  type: "step",
-  name,
-  at: NOW + seq,
-  data,
-});
+/** A step event, or with data null a patch marker (the event type whose data is null). */
+const ev = (
+  seq: number,
+  name = `s${seq}`,
+  data: StepOutcome | (StepOutcome & Ref) | null = { result: seq },
+): RunEvent =>
+  data === null
+    ? { seq, type: "patch", name, at: NOW + seq, data }
+    : { seq, type: "step", name, at: NOW + seq, data };
 
 interface Fixture {
   runs: RunStore;
@@ -167,15 +169,15 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal(await runs.appendEvent(w1, ev(0)), true);
       assert.equal(await runs.appendEvent(w1, ev(0, "again")), false);
       assert.equal(await runs.appendEvent(w2, ev(1)), false);
-      assert.equal(await runs.appendEvent(w1, ev(2, "s2", { ref: 0, text: "é ✓" })), true);
+      assert.equal(await runs.appendEvent(w1, ev(2, "s2", { ref: 0, result: "é ✓" })), true);
       assert.equal(await runs.appendEvent(w1, ev(1, "s1", null)), true);
       const h = await runs.loadHistory(T, "r1", 0);
       assert.deepEqual(
         h.map((e) => [e.seq, e.type, e.name, e.at, e.data]),
         [
           [0, "step", "s0", NOW, { result: 0 }],
-          [1, "step", "s1", NOW + 1, null],
-          [2, "step", "s2", NOW + 2, { ref: 0, text: "é ✓" }],
+          [1, "patch", "s1", NOW + 1, null],
+          [2, "step", "s2", NOW + 2, { ref: 0, result: "é ✓" }],
         ],
       );
       assert.deepEqual(
@@ -265,7 +267,7 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
         type: "signal",
         name: "go",
         at: NOW,
-        data: { payload: { n: 1 } },
+        data: { payload: { n: 1 }, signalId: s.id },
       };
       assert.equal(await runs.consumeSignal(lease, s.id, e), true);
       assert.equal(await runs.consumeSignal(lease, s.id, { ...e, seq: 1 }), false);

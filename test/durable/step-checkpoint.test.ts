@@ -1,5 +1,5 @@
 /**
- * When a step's completion becomes durable (RunContext's tail): before the
+ * When a step's completion becomes durable (the history writer's deferred records): before the
  * run's next durable action, and the last ones in the same write as the outcome.
  */
 import assert from "node:assert/strict";

@@ -11,16 +11,9 @@ import {
   toFailure,
   type WorkflowFailure,
 } from "../../domain/workflow-failure.ts";
-import {
-  ContinueAsNew,
-  DEFAULT_CONTEXT_OPTIONS,
-  LeaseLost,
-  StoreFailed,
-  RunContext,
-  Suspend,
-  toJson,
-  type ContextOptions,
-} from "./context.ts";
+import { DEFAULT_CONTEXT_OPTIONS, RunContext, type ContextOptions } from "./context.ts";
+import { ContinueAsNew, LeaseLost, StoreFailed, Suspend } from "./halts.ts";
+import { toJson } from "./json-form.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { FinishExtras, Lease, RunStore } from "./run-store-port.ts";
 
@@ -102,11 +95,8 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
         // Blocked, not failed (as Temporal does): the history is intact, so deploying
         // fixed code resumes the run. No compensation; retried after a backoff.
         const failure = toFailure(halt);
-        if (!ctx.hasBlockEvent(failure.message)) {
-          const ev = { seq: ctx.endSeq, type: "nondeterminism" as const, name: null, at: now };
-          if (!(await store.appendEvent(lease, { ...ev, data: { ref: -1, failure } }))) {
-            return "lost";
-          }
+        if (!ctx.hasBlockEvent(failure.message) && !(await ctx.recordBlocked(failure, now))) {
+          return "lost";
         }
         const wakeAt = now + options.nondeterminismBackoffMs;
         const r = await store.suspend(lease, wakeAt, [], now, failure);

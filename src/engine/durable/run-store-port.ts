@@ -82,7 +82,7 @@ export type SuspendResult = "suspended" | "wakeNow" | "lost";
  * What the executor already knows when a run ends, so the store can finish it
  * in one round trip: the run's root instance and parent never change, and the
  * last steps' completion events (written with the outcome, atomically — see
- * RunContext's tail) are appended by the same write.
+ * HistoryWriter.defer) are appended by the same write.
  */
 export interface FinishExtras {
   rootInstanceId: string | null;

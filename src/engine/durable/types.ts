@@ -4,7 +4,14 @@
  */
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { Duration } from "../../domain/duration.ts";
+import type { HumanTaskResult, TaskPolicy } from "../../domain/human-task-result.ts";
 import type { Vars } from "../../domain/vars.ts";
+
+export type {
+  HumanTaskResult,
+  TaskCompletion,
+  TaskPolicy,
+} from "../../domain/human-task-result.ts";
 
 export interface RetryPolicy {
   /** Attempts in total, the first included (default 3; 1 = no retry). */
@@ -45,9 +52,6 @@ export interface Saga {
   onFailure(name: string, compensation: StepFn<unknown>, options?: StepOptions): void;
 }
 
-/** all: every task done; any: the first one; atLeast: n of them. */
-export type TaskPolicy = "all" | "any" | { atLeast: number };
-
 export interface HumanTaskOptions {
   assignee: AssigneeRequest;
   /** For several assignees (kind "users"); default "all". */
@@ -59,30 +63,6 @@ export interface HumanTaskOptions {
    * resolves with `timedOut: true` (and `cancelled: true`, `completedBy` null).
    */
   timeout?: Duration;
-}
-
-export interface TaskCompletion {
-  taskId: string;
-  completedBy: string;
-  vars: Vars | null;
-  completedAt: number;
-}
-
-export interface HumanTaskResult {
-  /** The referral instance holding the tasks. */
-  instanceId: string;
-  /** The actor whose completion met the policy (null when the tasks were cancelled instead). */
-  completedBy: string | null;
-  /** That completion's vars. */
-  vars: Vars | null;
-  /** `vars.action` when it is a string (e.g. "approve" / "reject"). */
-  action: string | null;
-  /** Every completion, in time order. */
-  completions: TaskCompletion[];
-  /** True when the policy can no longer be met (tasks cancelled) or the call timed out. */
-  cancelled: boolean;
-  /** True when `timeout` passed before the policy was met (the open tasks were cancelled). */
-  timedOut: boolean;
 }
 
 export interface WorkflowContext {

@@ -16,10 +16,10 @@ import {
   isTerminal,
   type Run,
   type RunEvent,
-  type RunEventType,
   type RunSignal,
   type RunStatus,
 } from "../../../domain/run.ts";
+import { storedRunEvent } from "../../../domain/run-event.ts";
 import type { WorkflowFailure } from "../../../domain/workflow-failure.ts";
 import {
   initialRun,
@@ -309,13 +309,7 @@ export class SqlRunStore implements RunStore {
       .where("seq", ">=", fromSeq)
       .orderBy("seq")
       .execute();
-    return rows.map((e) => ({
-      seq: num(e.seq),
-      type: e.type as RunEventType,
-      name: e.name,
-      at: num(e.at),
-      data: fromText(e.data),
-    }));
+    return rows.map((e) => storedRunEvent(num(e.seq), e.type, e.name, num(e.at), fromText(e.data)));
   }
 
   // ---- claiming and leases ------------------------------------------------------

@@ -1,0 +1,134 @@
+/**
+ * ctx.step: runs a function at least once and records its outcome; replay
+ * returns the record. Failed attempts are retried by the retry policy: short
+ * backoffs are slept in memory, longer ones are recorded (`step_retry`) and
+ * waited like a timer, so a crash in between resumes at the right attempt.
+ */
+import { toMs } from "../../../domain/duration.ts";
+import type {
+  RetryScheduled,
+  StepEvent,
+  StepOutcome,
+  StepRetriedEvent,
+  StepRetryEvent,
+  StepSettledEvent,
+} from "../../../domain/run-event.ts";
+import { CancelledFailure, StepFailedError, toFailure } from "../../../domain/workflow-failure.ts";
+import { toJson } from "../json-form.ts";
+import { resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from "../retry-policy.ts";
+import type { Runtime } from "../runtime.ts";
+import type { StepFn, StepOptions } from "../types.ts";
+import { cancelCall, cancelWait } from "./cancelled.ts";
+import { runAttempt } from "./step-attempt.ts";
+import { NO_SIGNALS, waitUntil } from "./timer.ts";
+
+const STEP_CALLS = ["step", "step_retry"] as const;
+
+export async function runStep(
+  rt: Runtime,
+  seq: number,
+  name: string,
+  fn: StepFn<unknown>,
+  options: StepOptions,
+): Promise<unknown> {
+  const ev = rt.cursor.match(seq, STEP_CALLS, name);
+  let attempt = 1;
+  /** Whether the next event takes the call's position (no event recorded for it yet). */
+  let isCall = true;
+  if (ev !== undefined) {
+    const last = ev.type === "step" ? ev : (rt.cursor.lastCompletion(seq) ?? ev);
+    if (last.type === "step") return stepResult(name, last.data);
+    // Only a cancellation or a further retry completes a step_retry.
+    if (last.type !== "step_retry") throw new CancelledFailure();
+    attempt = last.data.attempt + 1;
+    isCall = false;
+    await waitUntil(rt, seq, last.data.retryAt, NO_SIGNALS);
+  } else if (rt.cancellation.cancelling) {
+    await cancelCall(rt, seq);
+  }
+
+  const policy = resolveRetryPolicy(rt.workflowOptions.retry, options.retry);
+  const timeoutMs = options.timeout === undefined ? null : toMs(options.timeout);
+  const idempotencyKey = `${rt.run.id}:${seq}`;
+  const flushed = rt.writer.flushIfPending();
+  if (flushed !== undefined) await flushed;
+  const onCancel = rt.cancellation.abortOnCancel;
+  for (; ; attempt++) {
+    let result: unknown;
+    try {
+      result = await runAttempt(fn, idempotencyKey, attempt, timeoutMs, onCancel);
+    } catch (e) {
+      isCall = await afterFailure(rt, seq, isCall, name, attempt, e, policy, options);
+      continue;
+    }
+    rt.halts.check();
+    const value = toJson(result);
+    rt.writer.defer(stepEvent(rt, seq, isCall, name, { result: value }));
+    return value;
+  }
+}
+
+/**
+ * A failed attempt: throws StepFailedError when it was the last, else waits
+ * out the backoff (in memory, or recorded as `step_retry` and waited like a
+ * timer) and returns whether the next event still takes the call's position.
+ */
+async function afterFailure(
+  rt: Runtime,
+  seq: number,
+  isCall: boolean,
+  name: string,
+  attempt: number,
+  e: unknown,
+  policy: ResolvedRetryPolicy,
+  options: StepOptions,
+): Promise<boolean> {
+  rt.halts.check();
+  // Cancelled while running and the function gave up: the step ends cancelled, no retry.
+  if (rt.cancellation.cancelling) await (isCall ? cancelCall(rt, seq) : cancelWait(rt, seq));
+  const failure = toFailure(e);
+  const delay = retryDelay(policy, attempt, e, failure, options.nonRetryable);
+  if (delay === null) {
+    await rt.writer.append(stepEvent(rt, seq, isCall, name, { failure }));
+    throw new StepFailedError(name, failure);
+  }
+  if (delay < rt.options.inMemoryBackoffMs) {
+    await rt.cancellation.sleep(delay);
+    rt.halts.check();
+    return isCall;
+  }
+  const retryAt = rt.options.now() + delay;
+  await rt.writer.append(retryEvent(rt, seq, isCall, name, { attempt, retryAt, failure }));
+  await waitUntil(rt, seq, retryAt, NO_SIGNALS);
+  return false;
+}
+
+/** The step's outcome: at the call's position, or as the completion of a durable retry. */
+function stepEvent(
+  rt: Runtime,
+  seq: number,
+  isCall: boolean,
+  name: string,
+  outcome: StepOutcome,
+): StepEvent | StepSettledEvent {
+  if (isCall) return { seq, type: "step", name, at: rt.options.now(), data: outcome };
+  const at = rt.cursor.completionSeq();
+  return { seq: at, type: "step", name, at: rt.options.now(), data: { ...outcome, ref: seq } };
+}
+
+function retryEvent(
+  rt: Runtime,
+  seq: number,
+  isCall: boolean,
+  name: string,
+  retry: RetryScheduled,
+): StepRetryEvent | StepRetriedEvent {
+  if (isCall) return { seq, type: "step_retry", name, at: rt.options.now(), data: retry };
+  const at = rt.cursor.completionSeq();
+  return { seq: at, type: "step_retry", name, at: rt.options.now(), data: { ...retry, ref: seq } };
+}
+
+function stepResult(name: string, outcome: StepOutcome): unknown {
+  if (outcome.failure !== undefined) throw new StepFailedError(name, outcome.failure);
+  return outcome.result;
+}

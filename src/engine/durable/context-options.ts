@@ -1,0 +1,27 @@
+/** The runtime's timings and its clock; a worker may override each. */
+import type { HumanTaskBridge } from "./human-task-bridge.ts";
+
+export interface ContextOptions {
+  /** Waits shorter than this are awaited in memory (lease held); longer ones suspend. */
+  inMemoryWaitMs: number;
+  /** Retry delays shorter than this are slept in memory; longer ones are durable. */
+  inMemoryBackoffMs: number;
+  /**
+   * A run waiting on human tasks or a child also re-checks them this often, in
+   * case the wake-up that follows their completion was lost (a crash right after it).
+   */
+  recheckMs: number;
+  /** A run blocked by a NonDeterminismError is tried again after this long. */
+  nondeterminismBackoffMs: number;
+  now: () => number;
+  /** The inbox, for ctx.humanTask. */
+  humanTasks?: HumanTaskBridge | undefined;
+}
+
+export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
+  inMemoryWaitMs: 1_000,
+  inMemoryBackoffMs: 5_000,
+  recheckMs: 30_000,
+  nondeterminismBackoffMs: 60_000,
+  now: Date.now,
+};

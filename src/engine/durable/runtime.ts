@@ -1,0 +1,59 @@
+/**
+ * The parts of one execution of a run, as the ctx commands (commands/*) use
+ * them: RunContext creates them here, and the commands are functions of this
+ * bundle.
+ */
+import type { Run } from "../../domain/run.ts";
+import type { RunEvent } from "../../domain/run-event.ts";
+import { Cancellation } from "./cancellation.ts";
+import type { ContextOptions } from "./context-options.ts";
+import { haltingOnError, type ExecutionStore } from "./halting-store.ts";
+import { Halts, StoreFailed } from "./halts.ts";
+import { HistoryWriter } from "./history-writer.ts";
+import { HistoryCursor } from "./replay/history-cursor.ts";
+import type { Lease, RunStore } from "./run-store-port.ts";
+import { Scheduler } from "./scheduler.ts";
+import type { WorkflowOptions } from "./types.ts";
+
+export interface Runtime {
+  readonly run: Run;
+  readonly lease: Lease;
+  readonly options: ContextOptions;
+  readonly workflowOptions: WorkflowOptions;
+  readonly halts: Halts;
+  readonly cursor: HistoryCursor;
+  readonly writer: HistoryWriter;
+  readonly scheduler: Scheduler;
+  readonly cancellation: Cancellation;
+  /** Reads and side effects other than history writes (those go through `writer`). */
+  readonly store: ExecutionStore;
+}
+
+/** Wires the parts of one execution: `events` is the run's history so far. */
+export function createRuntime(
+  run: Run,
+  events: readonly RunEvent[],
+  raw: RunStore,
+  lease: Lease,
+  workflowOptions: WorkflowOptions,
+  options: ContextOptions,
+): Runtime {
+  const cancellation = new Cancellation(run.cancelRequested);
+  const halts = new Halts(() => cancellation.wake());
+  const store = haltingOnError(raw, (e) => halts.raise(new StoreFailed(e)));
+  const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
+  const writer = new HistoryWriter(store, raw, lease, cursor, halts, () => scheduler.changed());
+  const scheduler = new Scheduler(halts, writer);
+  return {
+    run,
+    lease,
+    options,
+    workflowOptions,
+    halts,
+    cursor,
+    writer,
+    scheduler,
+    cancellation,
+    store,
+  };
+}
