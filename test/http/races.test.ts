@@ -1,7 +1,9 @@
 /**
  * Races through the HTTP API, with real concurrency: two server processes on
  * one database (PostgreSQL, MariaDB; one process for SQLite, which is a
- * single-node store), requests fired at once, split across both nodes.
+ * single-node store), requests fired at once, split across both nodes. The
+ * static directory is on, so group membership is checked as in production
+ * (the open directory makes everybody a member of every group).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -11,6 +13,21 @@ import { startServer } from "../support/server-process.ts";
 
 const KEY = "race-key";
 const N = 24;
+
+const numbered = (prefix: string) => Array.from({ length: N }, (_, i) => `${prefix}${i}`);
+/** Every actor the tests below use; clerk<i> are the members of group clerks, outsider<i> are not. */
+const DIRECTORY = {
+  WF_USERS: [
+    "alice",
+    "bob",
+    "boss",
+    "x",
+    "y",
+    ...numbered("approver"),
+    ...numbered("outsider"),
+  ].join(","),
+  WF_GROUP_clerks: numbered("clerk").join(","),
+};
 
 interface TaskJson {
   id: string;
@@ -37,6 +54,7 @@ for (const backend of backends) {
           NODE_ENV: "production",
           WF_API_KEYS: KEY,
           LOG_LEVEL: "warn",
+          ...DIRECTORY,
         });
         servers.push(s);
         clients.push(new JsonClient("127.0.0.1", s.port, { "x-api-key": KEY }));
@@ -98,6 +116,52 @@ for (const backend of backends) {
         assert.deepEqual([r.status, r.body.code], [409, "NotOpen"]);
       const t = await node(1).expect<TaskJson>(200, "GET", `/v1/tasks/${a.task.id}`, "alice");
       assert.equal(t.claimedBy, `clerk${winners[0]!.i}`);
+    });
+
+    test("a non-member's claim of a group task is 403 Forbidden on every node, and leaves it open", async () => {
+      const root = await newProcess();
+      const a = await node(0).expect<{ task: TaskJson }>(201, "POST", "/v1/assignments", "alice", {
+        parentInstanceId: root,
+        assignee: { kind: "group", id: "clerks" },
+      });
+      for (let i = 0; i < clients.length; i++) {
+        const r = await node(i).request<{ code?: string }>(
+          "POST",
+          `/v1/tasks/${a.task.id}/claim`,
+          `outsider${i}`,
+        );
+        assert.deepEqual([r.status, r.body.code], [403, "Forbidden"]);
+      }
+      const t = await node(0).expect<TaskJson>(200, "GET", `/v1/tasks/${a.task.id}`, "alice");
+      assert.deepEqual([t.status, t.claimedBy], ["open", null]);
+      await node(1).expect(200, "POST", `/v1/tasks/${a.task.id}/claim`, "clerk0");
+    });
+
+    test(`${N / 2} members and ${N / 2} non-members claim one group task at once: a member wins, every non-member is 403`, async () => {
+      const root = await newProcess();
+      const a = await node(0).expect<{ task: TaskJson }>(201, "POST", "/v1/assignments", "alice", {
+        parentInstanceId: root,
+        assignee: { kind: "group", id: "clerks" },
+      });
+      // Interleaved, so both kinds of claim land on both nodes at once.
+      const actors = Array.from({ length: N }, (_, i) =>
+        i % 2 === 0 ? `clerk${i}` : `outsider${i}`,
+      );
+      const res = await Promise.all(
+        actors.map((actor, i) =>
+          node(i).request<{ code?: string }>("POST", `/v1/tasks/${a.task.id}/claim`, actor),
+        ),
+      );
+      const got = res.map((r, i) => ({ actor: actors[i]!, status: r.status, code: r.body.code }));
+      for (const g of got.filter((x) => x.actor.startsWith("outsider")))
+        assert.deepEqual([g.status, g.code], [403, "Forbidden"], g.actor);
+      const members = got.filter((x) => x.actor.startsWith("clerk"));
+      const winners = members.filter((x) => x.status === 200);
+      assert.equal(winners.length, 1, JSON.stringify(got));
+      for (const g of members.filter((x) => x.status !== 200))
+        assert.deepEqual([g.status, g.code], [409, "NotOpen"], g.actor);
+      const t = await node(1).expect<TaskJson>(200, "GET", `/v1/tasks/${a.task.id}`, "alice");
+      assert.deepEqual([t.status, t.claimedBy], ["claimed", winners[0]!.actor]);
     });
 
     test(`join race: ${N} parallel approvals completing at once perform onAllCompleted exactly once (5 rounds)`, async () => {

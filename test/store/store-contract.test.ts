@@ -854,6 +854,21 @@ function registerStoreCases(backend: Backend) {
         );
       }));
 
+    void it("closeReferral does not take a join that markJoined already took", () =>
+      withStore(async (store) => {
+        // The join is taken while the referral is still running, so the status
+        // condition lets closeReferral's write through: only its joined_at
+        // condition keeps it from taking the join a second time (and from moving
+        // joined_at). Every engine path completes the referral in the same
+        // transaction as it joins, which is why no engine-level test reaches this.
+        const { referral } = await seedTree(store, A);
+        assert.equal(await store.transaction((tx) => tx.markJoined(A, referral.id, 10)), true);
+        const r = await store.transaction((tx) => tx.closeReferral(A, referral.id, 20));
+        const closed = { ...referral, status: "completed" as const, completedAt: 20, joinedAt: 10 };
+        assert.deepEqual(r, { referral: closed, joined: false });
+        assert.deepEqual(await store.getInstance(A, referral.id), closed);
+      }));
+
     void it("closeReferral after completeInstance still joins once (the step-by-step path)", () =>
       withStore(async (store) => {
         const { referral } = await seedTree(store, A);
@@ -1086,6 +1101,32 @@ function registerStoreCases(backend: Backend) {
           });
           assert.deepEqual(await store.getInstance(A, join.referral.id), join.referral);
           assert.deepEqual(await store.listTasksOfInstance(A, join.referral.id), join.tasks);
+        }));
+
+      void it("completes the last task but takes no join that markJoined already took", (t) =>
+        store1(t, async (store) => {
+          // As for closeReferral: with the referral still running, only the joined_at
+          // condition of the referral's UPDATE keeps the join from being taken twice.
+          const { referral, tasks, join } = await seedJoin(store, 1);
+          const t0 = tasks[0]!;
+          assert.equal(await store.transaction((tx) => tx.markJoined(A, referral.id, 10)), true);
+          assert.deepEqual(
+            await store.completeInOneStatement({
+              tenantId: A,
+              requireRunningRoot: true,
+              join,
+              task: t0,
+              patch: patch("u0"),
+            }),
+            {
+              counts: { open: 0, claimed: 0, done: 1, cancelled: 0 },
+              closed: false,
+              joined: false,
+            },
+          );
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
+          assert.deepEqual(await store.getInstance(A, referral.id), { ...referral, joinedAt: 10 });
+          assert.equal(await store.getInstance(A, join.referral.id), undefined);
         }));
 
       void it("writes nothing when the task changed since it was read, or the root is not running", (t) =>

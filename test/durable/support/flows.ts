@@ -1,15 +1,16 @@
 /**
  * Workflows for the process tests, loaded by `taskflow worker --workflows`.
  * Imports the package by name (self-reference), as an application would.
- * Each step appends "start|end <idempotencyKey> <ms>" to $TF_STEP_LOG, so a test
- * can count how often each step ran across processes and kill -9s, and when.
+ * Each step appends "start|end <idempotencyKey> <ms> <pid>" to $TF_STEP_LOG, so a
+ * test can count how often each step ran across processes and kill -9s, when, and
+ * in which process (to tell which steps a kill caught in flight).
  */
 import { appendFileSync } from "node:fs";
 import { workflow } from "taskflow";
 
 const log = (what: "start" | "end", key: string) => {
   const file = process.env.TF_STEP_LOG;
-  if (file) appendFileSync(file, `${what} ${key} ${Date.now()}\n`);
+  if (file) appendFileSync(file, `${what} ${key} ${Date.now()} ${process.pid}\n`);
 };
 
 export const fiveSteps = workflow("five-steps", async (ctx, input: { n: number }) => {
