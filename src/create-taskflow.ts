@@ -57,7 +57,13 @@ export async function createTaskflow(
   let server: FastifyInstance | undefined;
   try {
     // The server first: it refuses a keyless production config before any I/O.
-    server = buildServer({ engine, config, logger: options.logger, runs: durable.runs });
+    server = buildServer({
+      engine,
+      config,
+      logger: options.logger,
+      runs: durable.runs,
+      readiness: { store: () => store.ping() },
+    });
     await store.migrate();
     await server.ready();
     await durable.start();
