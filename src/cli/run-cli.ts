@@ -110,7 +110,10 @@ async function worker(
   // A worker serves no HTTP, so it does not need API keys even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
-  const w = await startWorker(config, mod);
+  const w = await startWorker(config, mod, {
+    // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
+    onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
+  });
   closeOnSignals(() => w.close(), {
     info: (m) => io.err(`taskflow: ${m}\n`),
     error: (_o, m) => io.err(`taskflow: ${m}\n`),
