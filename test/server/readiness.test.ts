@@ -5,6 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/load-config.ts";
+import { createTaskflow } from "../../src/create-taskflow.ts";
 import { UnavailableError } from "../../src/domain/unavailable.ts";
 import { buildServer } from "../../src/server/build-server.ts";
 import type { ReadinessChecks } from "../../src/server/readiness-route.ts";
@@ -55,4 +60,29 @@ test("a check that hangs is 503 after the timeout, and probes share its one roun
   assert.ok(took >= 1_400 && took < 3_000, `answered after ${took} ms`);
   assert.equal(started, 1, "one round in flight, not one per probe");
   await app.close();
+});
+
+test("a real SQLite store is ready: /readyz checks it with a round trip", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "tf-ready-"));
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      databaseUrl: `sqlite:${join(dir, "ready.db")}`,
+      nodeEnv: "production",
+      apiKeys: ["k"],
+      logLevel: "silent",
+    },
+  });
+  const tf = await createTaskflow(config);
+  try {
+    const r = await tf.server.inject({ url: "/readyz" });
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(r.json(), { status: "ok", checks: { store: "ok" } });
+    await tf.store.close();
+    const closed = await tf.server.inject({ url: "/readyz" });
+    assert.equal(closed.statusCode, 503, "a store that cannot answer is not ready");
+  } finally {
+    await tf.close().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
 });
