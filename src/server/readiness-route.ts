@@ -9,7 +9,7 @@
  * /readyz answer 503 in time instead of hanging like the check does. At most
  * one round of each check is in flight: while one hangs, later probes wait on
  * it instead of each taking another pooled connection (a load balancer probing
- * every second would otherwise empty a pool of 10 in 10 s).
+ * every second would otherwise empty a pool of 10 in 10 s), unless it is stale.
  */
 import type { FastifyInstance } from "fastify";
 import { isUnavailable } from "../domain/unavailable.ts";
@@ -29,9 +29,26 @@ export const CHECK_TIMEOUT_MS = 1_500;
 /** "ok", or why not: "unavailable", "failing", "no answer within … ms". */
 type Outcome = string;
 
+/**
+ * A round older than this is no longer waited on: a connection black-holed
+ * mid-query can stay stuck for minutes after the network heals (TCP
+ * retransmission backs off to ~2 min), and readiness must not report the old
+ * outage that long. One new round per 10 s keeps the pool from emptying.
+ */
+const STALE_ROUND_MS = 10_000;
+
 function singleFlight(check: () => Promise<void>): () => Promise<void> {
-  let inFlight: Promise<void> | undefined;
-  return () => (inFlight ??= check().finally(() => (inFlight = undefined)));
+  let inFlight: { done: Promise<void>; since: number } | undefined;
+  return () => {
+    const now = Date.now();
+    if (inFlight !== undefined && now - inFlight.since < STALE_ROUND_MS) return inFlight.done;
+    const round = { done: Promise.resolve(), since: now };
+    round.done = check().finally(() => {
+      if (inFlight === round) inFlight = undefined;
+    });
+    inFlight = round;
+    return round.done;
+  };
 }
 
 async function outcomeOf(check: () => Promise<void>, timeoutMs: number): Promise<Outcome> {
