@@ -68,7 +68,9 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
-    if (runs) await api.register(runRoutes, { runs });
+    if (runs) {
+      await api.register(runRoutes, { runs, exposeErrorStacks: config.exposeErrorStacks });
+    }
   });
   return app;
 }
