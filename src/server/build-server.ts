@@ -24,6 +24,7 @@ import { processRoutes } from "./process-routes.ts";
 import { installRateLimit } from "./rate-limit.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { runRoutes } from "./run-routes.ts";
+import { refuseUnstorableParams } from "./storable-params.ts";
 import { taskRoutes } from "./task-routes.ts";
 
 export interface BuildServerOptions {
@@ -67,6 +68,7 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
   void app.register(async (api) => {
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
+    api.addHook("preValidation", refuseUnstorableParams);
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
     if (runs) {
       await api.register(runRoutes, { runs, exposeErrorStacks: config.exposeErrorStacks });
