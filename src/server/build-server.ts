@@ -11,10 +11,12 @@ import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { requireApiKey } from "./auth.ts";
+import { answerClientError, refuseConnect } from "./client-errors.ts";
 import { installClosingGuard } from "./closing-guard.ts";
 import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
 import { installErrorHandling } from "./error-mapping.ts";
+import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
@@ -47,14 +49,19 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
     loggerInstance,
     genReqId,
     bodyLimit: config.bodyLimit,
-    // Route params are ids up to MAX_ID_LENGTH; the default 100 would turn longer ones into 404s.
+    // Route params are ids up to MAX_ID_LENGTH (x3: percent-encoded); the default 100 would
+    // turn longer ones into 404s. Longer still is a 400 from answerFrameworkError.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 3 },
+    // Bad percent-encoding and over-long path ids, and what Node's parser refuses, as problem+json.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
     ajv: { customOptions: { coerceTypes: false } },
     // closing-guard.ts answers those requests as problem+json instead.
     return503OnClosing: false,
   });
 
+  refuseConnect(app.server, app.log);
   installClosingGuard(app);
   installJsonParser(app);
   installErrorHandling(app);
