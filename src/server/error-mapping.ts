@@ -7,6 +7,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
+import { drainRequest } from "./drain-request.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -93,10 +94,12 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const p = toProblem(err, req.id);
     if (p.status >= 500) req.log.error({ err }, "unhandled error");
     else req.log.info({ code: p.code, detail: p.detail }, "request refused");
+    // The client may still be sending the refused body; see drain-request.ts.
+    if (p.code === "TooLarge") await drainRequest(req.raw);
     return sendProblem(reply, p);
   });
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>
