@@ -18,6 +18,7 @@ import { definitionRoutes } from "./definition-routes.ts";
 import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
+import { requireHostHeader } from "./host-header.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
@@ -55,6 +56,8 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
     // Bad percent-encoding and over-long path ids, and what Node's parser refuses, as problem+json.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    // Node would answer a Host-less HTTP/1.1 request with a bare 400; host-header.ts does it as a problem.
+    http: { requireHostHeader: false },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
     ajv: { customOptions: { coerceTypes: false } },
     // closing-guard.ts answers those requests as problem+json instead.
@@ -63,6 +66,7 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
 
   refuseConnect(app.server, app.log);
   installClosingGuard(app);
+  app.addHook("onRequest", requireHostHeader);
   installJsonParser(app);
   installErrorHandling(app);
   registerSchemas(app);

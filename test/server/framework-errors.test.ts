@@ -75,6 +75,17 @@ void describe("errors before routing", () => {
     }
   });
 
+  test("HTTP/1.1 without Host: 400 problem+json (Node's own answer has no body)", async () => {
+    const p = assertProblem(
+      await rawExchange(port, "GET /healthz HTTP/1.1\r\n\r\n"),
+      400,
+      "Validation",
+    );
+    assert.match(p.detail, /Host/);
+    const a = await rawExchange(port, "GET /healthz HTTP/1.0\r\n\r\n");
+    assert.equal(a.status, 200, "HTTP/1.0 needs none");
+  });
+
   test("CONNECT is answered (400 problem+json), not dropped", async () => {
     const a = await rawExchange(
       port,
