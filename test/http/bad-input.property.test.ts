@@ -73,8 +73,9 @@ async function seed(app: App): Promise<Seeded> {
     assignee: { kind: "group", id: "clerks" },
   });
   const r = await post("/v1/workflows/idle/runs", {});
-  // Wait until the worker has parked the run: a moving run would change rows under the snapshot.
-  for (let i = 0; i < 200; i++) {
+  // Wait (up to 20 s on a busy machine) until the worker has parked the run: a moving run
+  // would change rows under the snapshot.
+  for (let i = 0; i < 800; i++) {
     if ((await app.runs.get("default", r.runId)).status === "waiting") break;
     await sleep(25);
   }

@@ -60,7 +60,8 @@ async function failedRun(exposeErrorStacks: boolean | undefined) {
     });
     const { runId } = started.json<{ runId: string }>();
     let run: Record<string, unknown> = {};
-    for (let i = 0; i < 200 && run.status !== "failed"; i++) {
+    // Up to 20 s: the machine running the suite may be busy.
+    for (let i = 0; i < 800 && run.status !== "failed"; i++) {
       await sleep(25);
       run = await get(`/v1/runs/${runId}`);
     }
