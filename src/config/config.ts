@@ -27,6 +27,8 @@ export interface TaskflowConfig {
   readonly logLevel: LogLevel;
   /** Requests per API key and tenant, per process; null when off (the default). */
   readonly rateLimit: Readonly<RateLimit> | null;
+  /** Whether run errors returned by the API keep their stack text (off: server paths stay private). */
+  readonly exposeErrorStacks: boolean;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -41,6 +43,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "bodyLimit",
   "logLevel",
   "rateLimit",
+  "exposeErrorStacks",
 ];
 
 /**
@@ -59,6 +62,8 @@ export interface ConfigOverrides {
   logLevel?: LogLevel | undefined;
   /** "2000/1s", "100/1m", "off", "0", false, or { points, durationSeconds }. */
   rateLimit?: string | number | false | RateLimit | undefined;
+  /** true/false, or "true"/"false"/"1"/"0". */
+  exposeErrorStacks?: boolean | string | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -28,5 +28,6 @@ export function defaultsLayer(): Layer {
     bodyLimit: DEFAULT_BODY_LIMIT,
     logLevel: "info",
     rateLimit: DEFAULT_RATE_LIMIT,
+    exposeErrorStacks: false,
   });
 }

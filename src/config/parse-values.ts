@@ -99,3 +99,12 @@ export function parseLogLevel(value: unknown): LogLevel {
   }
   return v as LogLevel;
 }
+
+/** A switch: a boolean, or "true"/"false"/"1"/"0" (any case) from the environment. */
+export function parseBoolean(value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  const v = typeof value === "string" ? value.trim().toLowerCase() : undefined;
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw new InvalidValue(`${JSON.stringify(value)} is not one of true, false, 1, 0`);
+}

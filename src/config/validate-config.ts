@@ -5,6 +5,7 @@ import { parseAddr } from "./parse-addr.ts";
 import {
   parseApiKeys,
   parseBodyLimit,
+  parseBoolean,
   parseDatabaseUrl,
   parseGroups,
   parseIds,
@@ -23,6 +24,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   bodyLimit: parseBodyLimit,
   logLevel: parseLogLevel,
   rateLimit: parseRateLimit,
+  exposeErrorStacks: parseBoolean,
 };
 
 export interface ValidateOptions {

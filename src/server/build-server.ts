@@ -11,11 +11,14 @@ import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { requireApiKey } from "./auth.ts";
+import { answerClientError, refuseConnect } from "./client-errors.ts";
 import { installClosingGuard } from "./closing-guard.ts";
 import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
 import { installErrorHandling } from "./error-mapping.ts";
+import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
+import { requireHostHeader } from "./host-header.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
@@ -25,6 +28,7 @@ import { readinessRoute, type ReadinessChecks } from "./readiness-route.ts";
 import { installRateLimit } from "./rate-limit.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { runRoutes } from "./run-routes.ts";
+import { refuseUnstorableParams } from "./storable-params.ts";
 import { taskRoutes } from "./task-routes.ts";
 
 export interface BuildServerOptions {
@@ -55,15 +59,23 @@ export function buildServer({
     loggerInstance,
     genReqId,
     bodyLimit: config.bodyLimit,
-    // Route params are ids up to MAX_ID_LENGTH; the default 100 would turn longer ones into 404s.
+    // Route params are ids up to MAX_ID_LENGTH (x3: percent-encoded); the default 100 would
+    // turn longer ones into 404s. Longer still is a 400 from answerFrameworkError.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 3 },
+    // Bad percent-encoding and over-long path ids, and what Node's parser refuses, as problem+json.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    // Node would answer a Host-less HTTP/1.1 request with a bare 400; host-header.ts does it as a problem.
+    http: { requireHostHeader: false },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
     ajv: { customOptions: { coerceTypes: false } },
     // closing-guard.ts answers those requests as problem+json instead.
     return503OnClosing: false,
   });
 
+  refuseConnect(app.server, app.log);
   installClosingGuard(app);
+  app.addHook("onRequest", requireHostHeader);
   installJsonParser(app);
   installErrorHandling(app);
   registerSchemas(app);
@@ -77,8 +89,11 @@ export function buildServer({
   void app.register(async (api) => {
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
+    api.addHook("preValidation", refuseUnstorableParams);
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
-    if (runs) await api.register(runRoutes, { runs });
+    if (runs) {
+      await api.register(runRoutes, { runs, exposeErrorStacks: config.exposeErrorStacks });
+    }
   });
   return app;
 }

@@ -8,6 +8,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
 import { isUnavailable } from "../domain/unavailable.ts";
+import { drainRequest } from "./drain-request.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -110,7 +111,7 @@ function causeOf(err: unknown): string {
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const p = toProblem(err, req.id);
     if (p.code === "Unavailable") {
       // An outage, not a bug: one line per request with the driver's cause, no stack.
@@ -118,6 +119,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       void reply.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
     } else if (p.status >= 500) req.log.error({ err }, "unhandled error");
     else req.log.info({ code: p.code, detail: p.detail }, "request refused");
+    // The client may still be sending the refused body; see drain-request.ts.
+    if (p.code === "TooLarge") await drainRequest(req.raw);
     return sendProblem(reply, p);
   });
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>

@@ -1,13 +1,17 @@
 /**
- * The JSON body parser: Fastify's own (prototype-poisoning safe), plus two
+ * The JSON body parser: Fastify's own (prototype-poisoning safe), plus these
  * rules. A zero-length body is "no body", so `POST …/claim` works whether or not a
- * client sends `Content-Type: application/json`. And nesting deeper than
- * MAX_JSON_DEPTH is refused before parsing: schemas like NextAssignment are
- * recursive, and validating a 50,000-level chain would overflow the stack (a
- * 500 for bad input).
+ * client sends `Content-Type: application/json`. Before parsing, one pass over
+ * the text (json-text-scan.ts) refuses nesting deeper than MAX_JSON_DEPTH,
+ * numbers that would not come back as sent, and poisoning keys, each with a
+ * message naming the place. After parsing, text the stores cannot keep
+ * identically (NUL, unpaired surrogates; see domain/storable-text.ts) is refused
+ * in every string and key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validation } from "../domain/errors.ts";
+import { findUnstorableText } from "../domain/storable-text.ts";
+import { scanJsonText } from "./json-text-scan.ts";
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -18,29 +22,15 @@ export function installJsonParser(app: FastifyInstance): void {
     const text = body as string;
     // Only zero bytes is "no body"; whitespace alone is not a JSON text and is refused.
     if (text.length === 0) return done(null, undefined);
-    if (nestingExceeds(text, MAX_JSON_DEPTH)) {
-      return done(validation(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-    }
-    void parse(req, text, done);
+    const problem = scanJsonText(text, MAX_JSON_DEPTH);
+    if (problem !== null) return done(validation(problem), undefined);
+    void parse(req, text, (err, parsed) => {
+      if (err) return done(err, undefined);
+      const unstorable = findUnstorableText(parsed, "", "body");
+      if (unstorable !== null) return done(validation(unstorable), undefined);
+      done(null, parsed);
+    });
   });
-}
-
-/** One pass over the text, skipping string contents (and their escapes). */
-export function nestingExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
 }
 
 /**

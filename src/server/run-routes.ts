@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunEvent, type RunStatus } from "../domain/run.ts";
 import type { RunEventJson } from "../domain/run-event.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import { hideStack, withoutStack } from "./failure-stacks.ts";
 import { problemResponses } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
 import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
@@ -26,20 +27,22 @@ import {
 
 export interface RunRouteOptions {
   runs: DurableRuns;
+  /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
+  exposeErrorStacks?: boolean | undefined;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const any = {} as const;
 const nullableString = { type: ["string", "null"] } as const;
 
-export function runView(r: Run) {
+export function runView(r: Run, exposeStacks = false) {
   return {
     runId: r.id,
     workflow: r.workflow,
     status: r.status,
     input: r.input ?? null,
     output: r.output ?? null,
-    error: r.error ?? null,
+    error: exposeStacks ? (r.error ?? null) : hideStack(r.error ?? null),
     rootInstanceId: r.rootInstanceId,
     parentRunId: r.parentRunId,
     cancelRequested: r.cancelRequested,
@@ -48,8 +51,9 @@ export function runView(r: Run) {
   };
 }
 
-export function eventView(e: RunEvent): RunEventJson {
-  return { ...e, at: iso(e.at) };
+export function eventView(e: RunEvent, exposeStacks = false): RunEventJson {
+  const shown = exposeStacks ? e : withoutStack(e);
+  return { ...shown, at: iso(shown.at) };
 }
 
 const runSchema = {
@@ -125,7 +129,12 @@ interface RunListQuery extends PageQuery {
   workflow?: string;
 }
 
-export function runRoutes(app: FastifyInstance, { runs }: RunRouteOptions, done: () => void) {
+export function runRoutes(
+  app: FastifyInstance,
+  { runs, exposeErrorStacks = false }: RunRouteOptions,
+  done: () => void,
+) {
+  const view = (r: Run) => runView(r, exposeErrorStacks);
   app.post<{ Params: { name: string }; Body: StartBody; Headers: ActorHeaders }>(
     "/v1/workflows/:name/runs",
     {
@@ -186,7 +195,7 @@ export function runRoutes(app: FastifyInstance, { runs }: RunRouteOptions, done:
         cursor: cursor === undefined ? undefined : decodeCursor(cursor),
       });
       return {
-        items: page.items.map(runView),
+        items: page.items.map(view),
         nextCursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor),
       };
     },
@@ -203,7 +212,7 @@ export function runRoutes(app: FastifyInstance, { runs }: RunRouteOptions, done:
         response: { 200: runSchema, ...problemResponses },
       },
     },
-    async (req) => runView(await runs.get(tenantContext(req).tenantId, req.params.id)),
+    async (req) => view(await runs.get(tenantContext(req).tenantId, req.params.id)),
   );
 
   app.get<{ Params: { id: string }; Headers: TenantHeaders }>(
@@ -219,7 +228,7 @@ export function runRoutes(app: FastifyInstance, { runs }: RunRouteOptions, done:
     },
     async (req) => {
       const items = await runs.history(tenantContext(req).tenantId, req.params.id);
-      return { items: items.map(eventView) };
+      return { items: items.map((e) => eventView(e, exposeErrorStacks)) };
     },
   );
 

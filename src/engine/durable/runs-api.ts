@@ -4,6 +4,7 @@
  */
 import { conflict, notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
+import { assertStorableText } from "../../domain/storable-text.ts";
 import {
   DEFAULT_PAGE_SIZE,
   ID_PATTERN,
@@ -53,6 +54,7 @@ export class DurableRuns {
     const name = typeof workflow === "string" ? workflow : workflow.name;
     this.registry.require(name);
     if (req.id !== undefined) checkRunId(req.id);
+    assertStorableText(req.input, "input");
     const now = this.now();
     const leaseTo = this.worker?.reserve();
     let result: { run: Run; created: boolean } | undefined;
@@ -116,6 +118,8 @@ export class DurableRuns {
     if (name === "" || name.length > MAX_NAME_LENGTH) throw validation("invalid signal name");
     // "__task:…" and "__child:…" are the runtime's own wake-ups: not for callers.
     if (name.startsWith("__")) throw validation("signal names starting with '__' are reserved");
+    assertStorableText(name, "signal name");
+    assertStorableText(payload, "payload");
     const now = this.now();
     const r = await this.store.sendSignal(
       tenantId,

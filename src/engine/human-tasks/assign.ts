@@ -2,6 +2,7 @@ import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
 import { newId } from "../../domain/ids.ts";
+import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
@@ -21,6 +22,7 @@ export async function assign(
   if (req.definitionKey !== undefined) requireId("definitionKey", req.definitionKey);
   if (req.parentInstanceId !== undefined) requireId("parentInstanceId", req.parentInstanceId);
   assertAssignee(deps.directory, req.assignee);
+  assertStorableText(req.vars, "vars");
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();
   const direct = await assignUnderRoot(deps, ctx, req, now);

@@ -1,6 +1,7 @@
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
 import { validation } from "../../domain/errors.ts";
+import { assertStorableText, unstorableReason } from "../../domain/storable-text.ts";
 import {
   MAX_ASSIGNMENT_DEPTH,
   MAX_ID_LENGTH,
@@ -16,6 +17,8 @@ export function requireId(field: string, value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
     throw validation(`${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
   }
+  const reason = unstorableReason(value);
+  if (reason !== null) throw validation(`${field}: ${reason}`);
   return value;
 }
 
@@ -52,5 +55,6 @@ export function assertNextChain(dir: Directory, next: NextAssignment | undefined
   }
   if (next.definitionKey !== undefined) requireId("definitionKey", next.definitionKey);
   assertAssignee(dir, next.assignee);
+  assertStorableText(next.vars, "vars");
   assertNextChain(dir, next.onAllCompleted, depth + 1);
 }

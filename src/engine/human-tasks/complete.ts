@@ -1,6 +1,7 @@
 import type { NextAssignment } from "../../domain/assignment.ts";
 import { completionOf, type StatusCounts } from "../../domain/completion.ts";
 import { notFound, notOpen } from "../../domain/errors.ts";
+import { assertStorableText } from "../../domain/storable-text.ts";
 import { assertCanComplete, type Task } from "../../domain/task.ts";
 import type { Instance } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
@@ -36,6 +37,7 @@ export async function complete(
 ): Promise<CompleteResult> {
   requireId("task id", taskId);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+  assertStorableText(req.vars, "vars");
   assertNextChain(deps.directory, req.next);
   const now = deps.clock.now();
   if (req.next === undefined && deps.store.completesInOneStatement) {
@@ -178,6 +180,7 @@ export async function completeAndEnd(
 ): Promise<CompleteAndEndResult> {
   requireId("task id", taskId);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+  assertStorableText(req.vars, "vars");
   const now = deps.clock.now();
   return deps.store.transaction(async (tx) => {
     const { task } = await finishTask(tx, ctx, taskId, req.vars, now, false);

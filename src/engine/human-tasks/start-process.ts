@@ -1,4 +1,5 @@
 import { newId } from "../../domain/ids.ts";
+import { assertStorableText } from "../../domain/storable-text.ts";
 import type { Instance } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
@@ -13,6 +14,8 @@ export async function startProcess(
   req: { processKey: string; name?: string | undefined; vars?: Vars | undefined },
 ): Promise<StartResult> {
   requireId("processKey", req.processKey);
+  assertStorableText(req.name, "name");
+  assertStorableText(req.vars, "vars");
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const now = deps.clock.now();
   const cached = deps.definitions.get(ctx.tenantId, req.processKey);

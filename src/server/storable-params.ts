@@ -1,0 +1,29 @@
+/**
+ * Path and query values are text the engine may store (a signal name) or send
+ * to the database as a key: the same refusal as for JSON bodies (NUL, unpaired
+ * surrogates; see domain/storable-text.ts), so `POST /v1/runs/r/signals/a%00b`
+ * is a 400 on every store instead of a PostgreSQL 500. Headers need no check:
+ * Node refuses a NUL in them, and their bytes are Latin-1, which has no surrogates.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { validation } from "../domain/errors.ts";
+import { findUnstorableText } from "../domain/storable-text.ts";
+
+export function refuseUnstorableParams(
+  req: FastifyRequest,
+  _reply: FastifyReply,
+  done: (err?: Error) => void,
+): void {
+  const found = findIn(req.params, "path parameter") ?? findIn(req.query, "query parameter");
+  done(found === null ? undefined : validation(found));
+}
+
+function findIn(values: unknown, what: string): string | null {
+  if (typeof values !== "object" || values === null) return null;
+  for (const [name, value] of Object.entries(values)) {
+    const shown = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : JSON.stringify(name.slice(0, 40));
+    const found = findUnstorableText(value, `${what} ${shown}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
