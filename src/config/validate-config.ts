@@ -10,7 +10,9 @@ import {
   parseIds,
   parseLogLevel,
   parseNodeEnv,
+  parseSqliteSynchronous,
 } from "./parse-values.ts";
+import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
@@ -23,6 +25,9 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   bodyLimit: parseBodyLimit,
   logLevel: parseLogLevel,
   rateLimit: parseRateLimit,
+  maxInFlight: parseMaxInFlight,
+  maxEventLoopDelay: parseMaxEventLoopDelay,
+  sqliteSynchronous: parseSqliteSynchronous,
 };
 
 export interface ValidateOptions {
