@@ -17,6 +17,7 @@ import { definitionRoutes } from "./definition-routes.ts";
 import { installErrorHandling } from "./error-mapping.ts";
 import { healthRoute } from "./health-route.ts";
 import { instanceRoutes } from "./instance-routes.ts";
+import { installLoadShedding } from "./load-shedding.ts";
 import { installJsonParser } from "./json-body.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
 import { registerOpenApi } from "./openapi.ts";
@@ -65,6 +66,7 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
   registerOpenApi(app);
   void app.register(healthRoute);
   void app.register(async (api) => {
+    await installLoadShedding(api, config);
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
     for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
