@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- durable` (issue 3 §5): a 3-step workflow of trivial steps
- * on TaskFlow/PostgreSQL, TaskFlow/SQLite and DBOS (same PostgreSQL server, its
- * own fresh database), all embedded in this process. Per engine, after a
+ * on TaskFlow/PostgreSQL, TaskFlow/SQLite (synchronous=NORMAL, the default, and
+ * FULL: issue 8 §9) and DBOS (same PostgreSQL server, its own fresh database),
+ * all embedded in this process. Per engine, after a
  * warm-up: 500 runs one after another (start, wait for completion, next) and
  * 2,000 runs with 32 in flight — workflows/s, steps/s, p50/p99 of start →
  * completed. Also the raw single-row-insert ceiling of the same PostgreSQL at 1
@@ -10,6 +11,7 @@
  *
  *   npm run bench -- durable                 # everything
  *   npm run bench -- durable postgres dbos   # only those engines (sqlite | postgres | dbos)
+ *   npm run bench -- durable sqlite          # SQLite NORMAL and FULL (sqlite-full alone: only FULL)
  *   npm run bench -- durable --no-raw        # skip the raw ceilings (profiling)
  *   npm run bench -- durable --sql           # also print the costliest statements
  *
@@ -42,8 +44,9 @@ const PHASE_MAX_SECONDS = 60;
 const WARMUP = { concurrency: 8, runs: 300, sequential: 50 };
 const COUNTED_RUNS = 50;
 
-type EngineName = "sqlite" | "postgres" | "dbos";
-const ENGINES: EngineName[] = ["sqlite", "postgres", "dbos"];
+type EngineName = "sqlite" | "sqlite-full" | "postgres" | "dbos";
+const ENGINES: EngineName[] = ["sqlite", "sqlite-full", "postgres", "dbos"];
+const isSqlite = (e: EngineName) => e === "sqlite" || e === "sqlite-full";
 
 interface PhaseResult {
   engine: string;
@@ -151,7 +154,9 @@ async function benchEngine(
 }
 
 async function start(name: EngineName, url: string): Promise<DurableEngine> {
-  return name === "dbos" ? dbosEngine(url) : taskflowEngine(url, name);
+  if (name === "dbos") return dbosEngine(url);
+  if (name === "sqlite-full") return taskflowEngine(url, "sqlite", "full");
+  return taskflowEngine(url, name);
 }
 
 const pct = (x: number | null) => (x === null ? "" : `${round(x * 100, 1)} %`);
@@ -160,12 +165,16 @@ const times = (x: number | null) => (x === null || !Number.isFinite(x) ? "" : `$
 export async function run(args: string[]) {
   installStatementCounter(); // before any pool connects
   const only = args.filter((a) => !a.startsWith("-")) as EngineName[];
-  const wanted = ENGINES.filter((e) => only.length === 0 || only.includes(e));
+  // "sqlite" selects both synchronous modes, so the bench prints the trade side by side.
+  const wanted = ENGINES.filter(
+    (e) =>
+      only.length === 0 || only.includes(e) || (e === "sqlite-full" && only.includes("sqlite")),
+  );
   const noRaw = args.includes("--no-raw");
   const pgWhy = await unavailableReason({ name: "postgres" });
   const engines = wanted.filter((e) => {
-    if (e !== "sqlite" && pgWhy) console.log(`skipping ${e}: ${pgWhy}`);
-    return e === "sqlite" || !pgWhy;
+    if (!isSqlite(e) && pgWhy) console.log(`skipping ${e}: ${pgWhy}`);
+    return isSqlite(e) || !pgWhy;
   });
 
   const drops: (() => Promise<void>)[] = [];
@@ -181,14 +190,14 @@ export async function run(args: string[]) {
   const loadAtStart = os.loadavg().map((x) => round(x, 2));
   try {
     if (!noRaw) {
-      const usesPg = engines.some((e) => e !== "sqlite");
+      const usesPg = engines.some((e) => !isSqlite(e));
       raw = await measureRaw(
         usesPg ? await fresh("postgres") : null,
-        engines.includes("sqlite") ? await fresh("sqlite") : null,
+        engines.some(isSqlite) ? await fresh("sqlite") : null,
       );
     }
     for (const name of engines) {
-      const url = await fresh(name === "sqlite" ? "sqlite" : "postgres");
+      const url = await fresh(isSqlite(name) ? "sqlite" : "postgres");
       console.log(`${name} …`);
       const engine = await start(name, url);
       try {
@@ -316,7 +325,7 @@ function evaluateTargets(phases: PhaseResult[]): Target[] {
       met: pgC.stepsOverRaw >= 0.4,
     });
   }
-  for (const engine of ["taskflow-postgres", "taskflow-sqlite"]) {
+  for (const engine of ["taskflow-postgres", "taskflow-sqlite", "taskflow-sqlite-full"]) {
     const s = at(engine, 1);
     if (s) {
       out.push({

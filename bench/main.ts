@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   tasks: () => import("./tasks.ts"),
   durable: () => import("./durable.ts"),
   size: () => import("./size.ts"),
+  load: () => import("./load.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -104,7 +104,7 @@ export async function startWorker(
   workflows: Record<string, unknown>,
   worker: WorkerOptions = {},
 ): Promise<{ durable: Durable; close(): Promise<void> }> {
-  const store = createStore(config.databaseUrl);
+  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     await store.migrate();
     const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });

@@ -44,7 +44,7 @@ export async function createTaskflow(
   config: TaskflowConfig,
   options: TaskflowOptions = {},
 ): Promise<Taskflow> {
-  const store = createStore(config.databaseUrl);
+  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   const inbox = new HumanTaskEngine({ store, directory: createDirectory(config) });
   let server: FastifyInstance | undefined;
   const durable = createDurable(store, config.databaseUrl, {
@@ -108,8 +108,10 @@ function assemble(
 }
 
 /** `taskflow migrate`: applies pending migrations and closes the store. */
-export async function migrateDatabase(config: Pick<TaskflowConfig, "databaseUrl">): Promise<void> {
-  const store = createStore(config.databaseUrl);
+export async function migrateDatabase(
+  config: Pick<TaskflowConfig, "databaseUrl"> & Partial<Pick<TaskflowConfig, "sqliteSynchronous">>,
+): Promise<void> {
+  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     await store.migrate();
   } finally {

@@ -64,15 +64,20 @@ class Completions {
   }
 }
 
+/**
+ * `sqliteSynchronous: "full"` runs SQLite with an fsync of the WAL at every
+ * COMMIT (the engine's name gets a `-full` suffix); the default is NORMAL.
+ */
 export async function taskflowEngine(
   databaseUrl: string,
   backend: "postgres" | "sqlite",
+  sqliteSynchronous: "normal" | "full" = "normal",
 ): Promise<DurableEngine & { tf: Taskflow }> {
   const completions = new Completions();
   const recent: ({ id: string; i: number } | undefined)[] = new Array(64);
   const config = loadConfig({
     env: {},
-    overrides: { databaseUrl, apiKeys: ["bench-key"], logLevel: "silent" },
+    overrides: { databaseUrl, apiKeys: ["bench-key"], logLevel: "silent", sqliteSynchronous },
   });
   const tf = await createTaskflow(config, {
     workflows: [bench3],
@@ -83,7 +88,7 @@ export async function taskflowEngine(
     },
   });
   return {
-    name: `taskflow-${backend}`,
+    name: `taskflow-${backend}${sqliteSynchronous === "full" ? "-full" : ""}`,
     backend,
     tf,
     async runOne(i) {

@@ -7,6 +7,10 @@ export interface ListenAddress {
   port: number;
 }
 
+/** SQLite's `synchronous` pragma: what a COMMIT waits for (see docs/configuration.md). */
+export const SqliteSynchronousModes = ["normal", "full"] as const;
+export type SqliteSynchronous = (typeof SqliteSynchronousModes)[number];
+
 /** A request budget: at most `points` requests per window of `durationSeconds`. */
 export interface RateLimit {
   points: number;
@@ -29,6 +33,12 @@ export interface TaskflowConfig {
   readonly rateLimit: Readonly<RateLimit> | null;
   /** Whether run errors returned by the API keep their stack text (off: server paths stay private). */
   readonly exposeErrorStacks: boolean;
+  /** /v1 requests in flight past which new ones are shed with 503; 0 = no limit. */
+  readonly maxInFlight: number;
+  /** Mean event-loop delay (ms, over 1 s) past which /v1 requests are shed with 503; 0 = off. */
+  readonly maxEventLoopDelay: number;
+  /** normal: a COMMIT survives a process crash; full: also an OS crash or power loss. */
+  readonly sqliteSynchronous: SqliteSynchronous;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -44,6 +54,9 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "logLevel",
   "rateLimit",
   "exposeErrorStacks",
+  "maxInFlight",
+  "maxEventLoopDelay",
+  "sqliteSynchronous",
 ];
 
 /**
@@ -64,6 +77,12 @@ export interface ConfigOverrides {
   rateLimit?: string | number | false | RateLimit | undefined;
   /** true/false, or "true"/"false"/"1"/"0". */
   exposeErrorStacks?: boolean | string | undefined;
+  /** A number, or a string of digits; 0 or "off" disables. */
+  maxInFlight?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits; 0 or "off" disables. */
+  maxEventLoopDelay?: string | number | undefined;
+  /** "normal" or "full" (any case). */
+  sqliteSynchronous?: string | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

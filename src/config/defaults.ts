@@ -11,6 +11,17 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * turn it on deliberately with WF_RATE_LIMIT.
  */
 export const DEFAULT_RATE_LIMIT = "off";
+/**
+ * Load shedding (server/load-shedding.ts) is on by default: past these a node
+ * answers 503 at once instead of queueing without bound. 1,024 in flight is
+ * 0.3–1 s of work at the 1,000–3,000 requests/s one node serves (2 cores); a
+ * mean event-loop delay of 500 ms is far above a busy but healthy node and
+ * below the point where a fresh /healthz connection takes more than 1 s.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
+/** Survives a crash of the process, not of the OS; FULL costs an fsync per COMMIT. */
+export const DEFAULT_SQLITE_SYNCHRONOUS = "normal";
 
 /**
  * The first layer. nodeEnv defaults to production: the CLI treats an unset
@@ -29,5 +40,8 @@ export function defaultsLayer(): Layer {
     logLevel: "info",
     rateLimit: DEFAULT_RATE_LIMIT,
     exposeErrorStacks: false,
+    maxInFlight: DEFAULT_MAX_IN_FLIGHT,
+    maxEventLoopDelay: DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+    sqliteSynchronous: DEFAULT_SQLITE_SYNCHRONOUS,
   });
 }

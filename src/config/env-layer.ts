@@ -3,7 +3,7 @@ import type { Layer, Setting } from "./layers.ts";
 const LAYER = "environment";
 const GROUP_PREFIX = "WF_GROUP_";
 
-/** Environment variable → config key (DESIGN §5, plus LOG_LEVEL, BODY_LIMIT, WF_RATE_LIMIT and WF_EXPOSE_STACKS). */
+/** Environment variable → config key; docs/configuration.md lists them all. */
 const VARIABLES = {
   ADDR: "addr",
   DATABASE_URL: "databaseUrl",
@@ -14,6 +14,9 @@ const VARIABLES = {
   LOG_LEVEL: "logLevel",
   WF_RATE_LIMIT: "rateLimit",
   WF_EXPOSE_STACKS: "exposeErrorStacks",
+  WF_MAX_IN_FLIGHT: "maxInFlight",
+  WF_MAX_EVENT_LOOP_DELAY: "maxEventLoopDelay",
+  WF_SQLITE_SYNCHRONOUS: "sqliteSynchronous",
 } as const;
 
 /** Path of the optional JSON config file when no --config flag is given. */

@@ -1,6 +1,11 @@
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import { InvalidValue } from "./config-error.ts";
-import { LogLevels, type LogLevel } from "./config.ts";
+import {
+  LogLevels,
+  SqliteSynchronousModes,
+  type LogLevel,
+  type SqliteSynchronous,
+} from "./config.ts";
 import { DEFAULT_DATABASE_URL } from "./defaults.ts";
 
 const ID = new RegExp(ID_PATTERN);
@@ -107,4 +112,15 @@ export function parseBoolean(value: unknown): boolean {
   if (v === "true" || v === "1") return true;
   if (v === "false" || v === "0") return false;
   throw new InvalidValue(`${JSON.stringify(value)} is not one of true, false, 1, 0`);
+}
+
+/** "normal" or "full" (any case). */
+export function parseSqliteSynchronous(value: unknown): SqliteSynchronous {
+  const v = typeof value === "string" ? value.trim().toLowerCase() : value;
+  if (!SqliteSynchronousModes.includes(v as SqliteSynchronous)) {
+    throw new InvalidValue(
+      `${JSON.stringify(value)} is not one of ${SqliteSynchronousModes.join(", ")}`,
+    );
+  }
+  return v as SqliteSynchronous;
 }

@@ -11,7 +11,9 @@ import {
   parseIds,
   parseLogLevel,
   parseNodeEnv,
+  parseSqliteSynchronous,
 } from "./parse-values.ts";
+import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
@@ -25,6 +27,9 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   logLevel: parseLogLevel,
   rateLimit: parseRateLimit,
   exposeErrorStacks: parseBoolean,
+  maxInFlight: parseMaxInFlight,
+  maxEventLoopDelay: parseMaxEventLoopDelay,
+  sqliteSynchronous: parseSqliteSynchronous,
 };
 
 export interface ValidateOptions {

@@ -21,6 +21,7 @@ import { healthRoute } from "./health-route.ts";
 import { requireHostHeader } from "./host-header.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
+import { installLoadShedding } from "./load-shedding.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { processRoutes } from "./process-routes.ts";
@@ -87,6 +88,7 @@ export function buildServer({
   void app.register(healthRoute);
   void app.register(readinessRoute, { checks: readiness });
   void app.register(async (api) => {
+    await installLoadShedding(api, config);
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
     api.addHook("preValidation", refuseUnstorableParams);

@@ -248,3 +248,58 @@ void describe("parseAddr", () => {
     }
   });
 });
+
+void describe("load shedding and SQLite synchronous", () => {
+  void test("defaults: shedding on at 1024 in flight and 500 ms of delay; SQLite NORMAL", () => {
+    const c = load({});
+    assert.equal(c.maxInFlight, 1024);
+    assert.equal(c.maxEventLoopDelay, 500);
+    assert.equal(c.sqliteSynchronous, "normal");
+  });
+
+  void test("from the environment; 0 and off disable a limit; any case for synchronous", () => {
+    const c = load({
+      env: {
+        ...DEV,
+        WF_MAX_IN_FLIGHT: "64",
+        WF_MAX_EVENT_LOOP_DELAY: "off",
+        WF_SQLITE_SYNCHRONOUS: "FULL",
+      },
+    });
+    assert.equal(c.maxInFlight, 64);
+    assert.equal(c.maxEventLoopDelay, 0);
+    assert.equal(c.sqliteSynchronous, "full");
+    assert.equal(load({ env: { ...DEV, WF_MAX_IN_FLIGHT: "0" } }).maxInFlight, 0);
+    const f = load({
+      configFile: "t.json",
+      readFile: files({ "t.json": '{"maxInFlight": 10, "sqliteSynchronous": "normal"}' }),
+    });
+    assert.equal(f.maxInFlight, 10);
+    assert.equal(f.sqliteSynchronous, "normal");
+  });
+
+  void test("bad values fail naming the layer and the setting", () => {
+    assert.match(
+      configError(() => load({ env: { ...DEV, WF_SQLITE_SYNCHRONOUS: "fast" } })),
+      /environment WF_SQLITE_SYNCHRONOUS: "fast" is not one of normal, full/,
+    );
+    assert.match(
+      configError(() => load({ env: { ...DEV, WF_MAX_IN_FLIGHT: "-1" } })),
+      /environment WF_MAX_IN_FLIGHT: "-1" is not a number of requests/,
+    );
+    assert.match(
+      configError(() => load({ env: { ...DEV, WF_MAX_EVENT_LOOP_DELAY: "5" } })),
+      /environment WF_MAX_EVENT_LOOP_DELAY: "5" is not a number of milliseconds between 10 and 60000/,
+    );
+    assert.match(
+      configError(() =>
+        load({ configFile: "t.json", readFile: files({ "t.json": '{"maxInFlight": 1.5}' }) }),
+      ),
+      /config file t\.json maxInFlight: /,
+    );
+    assert.match(
+      configError(() => load({ overrides: { sqliteSynchronous: "off" } })),
+      /code overrides sqliteSynchronous: /,
+    );
+  });
+});

@@ -147,6 +147,49 @@ void describe("SQLite group commit", () => {
     }
   });
 
+  void it("gives the event loop a turn every few ms during a long queue of transactions", async () => {
+    // better-sqlite3 is synchronous: a queue of transactions handed the lock
+    // from one to the next in microtasks would never let the loop poll for
+    // I/O (accept a connection, read a socket) until the queue is empty.
+    const { db } = await openFresh();
+    try {
+      let turns = 0;
+      let running = true;
+      const tick = () => {
+        turns++;
+        if (running) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: 2000 }, (_, i) =>
+          db.transaction().execute(async (trx) => {
+            await trx.insertInto("items").values({ id: i, origin: "tx" }).execute();
+            const { n } = await trx
+              .selectFrom("counter")
+              .select("n")
+              .where("id", "=", 1)
+              .executeTakeFirstOrThrow();
+            await trx
+              .updateTable("counter")
+              .set({ n: n + 1 })
+              .where("id", "=", 1)
+              .execute();
+          }),
+        ),
+      );
+      running = false;
+      const ms = performance.now() - t0;
+      // ≥ 5 turns: at a 5 ms budget 2,000 transactions (tens of ms) take many;
+      // without one, they ran in a single turn and the loop got none.
+      assert.ok(turns >= 5, `${turns} event-loop turns in ${ms.toFixed(0)} ms of transactions`);
+      const { n } = await db.selectFrom("counter").select("n").executeTakeFirstOrThrow();
+      assert.equal(n, 2000, "no transaction lost or interleaved while yielding");
+    } finally {
+      await db.destroy();
+    }
+  });
+
   void it("delivers a result only after its COMMIT: another connection already sees the row", async () => {
     const { db, path } = await openFresh();
     const reader = new Database(path, { readonly: true });

@@ -2,6 +2,7 @@
  * The store factory: DATABASE_URL → dialect parts → the one SqlStore.
  * Constructing a store never connects; the first query (normally migrate()) does.
  */
+import type { SqliteSynchronous } from "../../config/config.ts";
 import type { Store } from "../../engine/ports.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
 import { mysqlDialect } from "./dialects/mysql.ts";
@@ -12,7 +13,9 @@ import { SqlStore } from "./sql-store.ts";
 
 export interface StoreOptions {
   /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
-  poolSize?: number;
+  poolSize?: number | undefined;
+  /** What a SQLite COMMIT waits for (default normal); ignored by the other backends. */
+  sqliteSynchronous?: SqliteSynchronous | undefined;
 }
 
 /** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
@@ -24,7 +27,7 @@ export function dialectFor(databaseUrl: string, options: StoreOptions = {}): Sto
   const target = redactUrl(url === "" ? "sqlite:" + sqlitePathOf(url) : url);
   switch (backendOf(url)) {
     case "sqlite":
-      return sqliteDialect(sqlitePathOf(url), target);
+      return sqliteDialect(sqlitePathOf(url), target, options.sqliteSynchronous);
     case "postgres":
       return postgresDialect(url, poolSize, target);
     case "mysql":
@@ -32,6 +35,6 @@ export function dialectFor(databaseUrl: string, options: StoreOptions = {}): Sto
   }
 }
 
-export function createStore(databaseUrl: string, options?: { poolSize?: number }): Store {
+export function createStore(databaseUrl: string, options?: StoreOptions): Store {
   return new SqlStore(dialectFor(databaseUrl, options));
 }

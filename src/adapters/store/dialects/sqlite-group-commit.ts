@@ -35,6 +35,11 @@
  *   transaction that was mid-flight, and another process waits for the write
  *   lock about as long as it did for one transaction before.
  *
+ * The event loop gets a turn at least every 5 ms of SQL (the lock's turn
+ * budget, sqlite-connection-lock.ts): a queue of 2,000 transactions used to
+ * run as one synchronous stretch of seconds, during which the server could
+ * accept no connection and read no socket.
+ *
  * The batch amortises the commit and, more importantly, lets the page cache
  * absorb the repeated writes of the same pages, so the WAL receives each dirty
  * page once per batch instead of once per statement. Concurrency inside the

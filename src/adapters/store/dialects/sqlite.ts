@@ -18,6 +18,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import type { SqliteSynchronous } from "../../../config/config.ts";
 import {
   SqliteAdapter,
   SqliteIntrospector,
@@ -47,13 +48,16 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
-function openDatabase(path: string): Database.Database {
+function openDatabase(path: string, synchronous: SqliteSynchronous): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  // WAL: readers never block the writer; NORMAL is durable across application
-  // crashes in WAL mode (only an OS crash can lose the last commits).
+  // WAL: readers never block the writer. NORMAL (the default) is durable
+  // across application crashes in WAL mode: a COMMIT is a write(2) to the WAL,
+  // fsynced at checkpoints, so only an OS crash or power loss can lose the
+  // last commits. FULL fsyncs the WAL at every COMMIT and survives those too;
+  // group commit (one COMMIT per batch) is what keeps its cost bearable.
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
+  db.pragma(`synchronous = ${synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma("foreign_keys = ON");
   // Reads through a memory map instead of a pread() per page: the inserts into
@@ -64,9 +68,14 @@ function openDatabase(path: string): Database.Database {
   return db;
 }
 
-export function sqliteDialect(path: string, target: string): StoreDialect {
+export function sqliteDialect(
+  path: string,
+  target: string,
+  synchronous: SqliteSynchronous = "normal",
+): StoreDialect {
   const kysely: Dialect = {
-    createDriver: () => new GroupCommitSqliteDriver(() => withStatementCache(openDatabase(path))),
+    createDriver: () =>
+      new GroupCommitSqliteDriver(() => withStatementCache(openDatabase(path, synchronous))),
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
     createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
