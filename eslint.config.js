@@ -1,5 +1,5 @@
 // Lint rules. The `no-restricted-imports` block is the architecture rule of
-// DESIGN §2: dependencies point inward, so domain and engine never import an
+// Dependencies point inward (docs/architecture.md), so domain and engine never import an
 // adapter, the server, the CLI or a driver.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -7,7 +7,8 @@ import tseslint from "typescript-eslint";
 const outward = [
   {
     group: ["**/adapters/**", "**/server/**", "**/cli/**", "**/client/**"],
-    message: "domain/engine must not depend on outer layers (DESIGN §2).",
+    message:
+      "domain/engine must not depend on outer layers (docs/architecture.md, The dependency rule).",
   },
   {
     group: [
@@ -85,7 +86,8 @@ export default tseslint.config(
                 "**/config/**",
                 "../*.ts",
               ],
-              message: "src/client talks HTTP only; write wire types in src/client (DESIGN §2).",
+              message:
+                "src/client talks HTTP only; write wire types in src/client (docs/architecture.md).",
             },
             outward[1],
           ],

@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- durable` (issue 3 §5): a 3-step workflow of trivial steps
+ * `npm run bench -- durable`: a 3-step workflow of trivial steps
  * on TaskFlow/PostgreSQL, TaskFlow/SQLite (synchronous=NORMAL, the default, and
- * FULL: issue 8 §9) and DBOS (same PostgreSQL server, its own fresh database),
+ * FULL) and DBOS (same PostgreSQL server, its own fresh database),
  * all embedded in this process. Per engine, after a
  * warm-up: 500 runs one after another (start, wait for completion, next) and
  * 2,000 runs with 32 in flight — workflows/s, steps/s, p50/p99 of start →
@@ -277,7 +277,7 @@ export async function run(args: string[]) {
 
   const targets = evaluateTargets(phases);
   if (targets.length > 0) {
-    console.log("\nTargets (issue 3 §5)");
+    console.log("\nTargets");
     printTable(targets.map((t) => ({ ...t, met: t.met ? "yes" : "NO" })));
   }
   console.log(

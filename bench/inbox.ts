@@ -1,6 +1,6 @@
 /**
  * The inbox query on PostgreSQL with 1,000,000 tasks, 100,000 users and 500
- * groups, each measured user in 20 groups (issue 2 §10).
+ * groups, each measured user in 20 groups.
  *
  * Shape of the data: 60 % user tasks (6 per user), 40 % group tasks (800 per
  * group); half of all tasks open, a tenth claimed, the rest finished. A user's

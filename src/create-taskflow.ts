@@ -27,7 +27,7 @@ export interface Taskflow {
   /** The use cases, for embedding the engine in-process. */
   readonly engine: HumanTaskApi;
   readonly store: Store;
-  /** Durable runs: start, read, signal, cancel (DESIGN §4 runs). */
+  /** Durable runs: start, read, signal, cancel (the /v1/runs routes). */
   readonly runs: DurableRuns;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;

@@ -32,7 +32,7 @@ export type {
   StartResult,
 } from "./engine/human-task-api.ts";
 
-// Durable execution (DESIGN §7): workflow() and its public types and failure classes.
+// Durable execution (docs/durable.md): workflow() and its public types and failure classes.
 export * from "./workflow.ts";
 export { createDurable, startWorker, type Durable, type DurableOptions } from "./create-durable.ts";
 export { WorkflowRegistry } from "./engine/durable/registry.ts";

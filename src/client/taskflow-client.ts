@@ -1,5 +1,5 @@
 /**
- * The typed HTTP client for host backends (BFF) — DESIGN §2 `src/client`.
+ * The typed HTTP client for host backends (BFF) (`src/client`, see docs/api.md, Client).
  *
  *   const taskflow = new TaskflowClient({ baseUrl, apiKey: process.env.TASKFLOW_KEY! });
  *   const bob = taskflow.as(session.userId);      // X-Actor-Id, from the BFF's own login

@@ -1,5 +1,5 @@
 /**
- * The reads that need no acting user (DESIGN §4: tasks, instances,
+ * The reads that need no acting user (docs/api.md: tasks, instances,
  * definitions, runs by id and lists of runs). Shared by TaskflowClient and by
  * the actor-bound ActingClient, which sends its `X-Actor-Id` on them too.
  */

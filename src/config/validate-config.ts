@@ -34,7 +34,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
 
 export interface ValidateOptions {
   /**
-   * Enforce "outside development, keys are required" (DESIGN §4, §6). Off only
+   * Enforce "outside development, keys are required" (the security rule in docs/deployment.md). Off only
    * for commands that never serve HTTP, such as `taskflow migrate`.
    */
   requireApiKeys?: boolean;

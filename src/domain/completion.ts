@@ -12,7 +12,7 @@ export interface Completion {
 
 export type StatusCounts = Record<TaskStatus, number>;
 
-/** 002 §4.4: complete when there is at least one task and none is open or claimed. */
+/** A referral is complete when there is at least one task and none is open or claimed. */
 export function completionOf(instanceId: string, c: StatusCounts): Completion {
   const total = c.open + c.claimed + c.done + c.cancelled;
   return { instanceId, allCompleted: total > 0 && c.open === 0 && c.claimed === 0, total, ...c };

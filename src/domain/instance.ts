@@ -7,7 +7,7 @@ export type InstanceStatus = "running" | "completed";
 export type InstanceKind = "process" | "referral";
 
 /**
- * The user-process state of a root instance (002 §4.6), kept on the row so the
+ * The user-process state of a root instance, kept on the row so the
  * process list is an index range scan, not an EXISTS per row.
  */
 export type ProcessState = "notStarted" | "open" | "closed";

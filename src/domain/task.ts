@@ -55,7 +55,7 @@ export const assigneeOf = (t: Task): TaskAssignee => ({ kind: t.assigneeKind, id
 export const isFinished = (s: TaskStatus) => s === "done" || s === "cancelled";
 
 /**
- * Claim rules (002 §4.3–4.4): a group task is claimed by a member; a user task
+ * Claim rules: a group task is claimed by a member; a user task
  * by its assignee (marking it as being worked on). Only an open task is claimed —
  * also by its own claimer, which is 409 NotOpen.
  */

@@ -1,5 +1,5 @@
 /**
- * The human-task use cases (002 §4), as the server and embedding apps see them.
+ * The human-task use cases, as the server and embedding apps see them.
  * Implemented by HumanTaskEngine (human-task-engine.ts).
  */
 import type { AssignmentRequest, NextAssignment } from "../domain/assignment.ts";

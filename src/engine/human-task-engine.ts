@@ -12,7 +12,7 @@ import type { Clock, Directory, Store } from "./ports.ts";
 
 const systemClock: Clock = { now: () => Date.now() };
 
-/** The human-task engine: each method is one use case of 002 §4 (see human-tasks/). */
+/** The human-task engine: each method is one use case of the inbox (see human-tasks/ and docs/api.md). */
 export class HumanTaskEngine implements HumanTaskApi {
   private readonly deps: HumanTaskDeps;
 

@@ -1,5 +1,5 @@
 /**
- * API-key check (DESIGN §4, §6). Keys are compared in constant time: both the
+ * API-key check (docs/api.md, Headers). Keys are compared in constant time: both the
  * candidate and every configured key are hashed with SHA-256 first, so the
  * comparison always runs over 32 bytes and neither the length of a key nor the
  * position of the first differing byte shows in the timing; every configured

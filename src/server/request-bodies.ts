@@ -1,6 +1,6 @@
 /**
  * Request bodies → engine requests. Only known fields are copied: unknown
- * fields are ignored (DESIGN §4), and an `onAllCompleted` is stored as given,
+ * fields are ignored (docs/api.md), and an `onAllCompleted` is stored as given,
  * so nothing a caller adds by mistake ends up persisted.
  */
 import type { AssigneeRequest } from "../domain/assignee.ts";

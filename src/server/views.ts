@@ -1,5 +1,5 @@
 /**
- * Domain objects → the JSON of DESIGN §4. Every field is present (null when
+ * Domain objects → the JSON of the REST contract (docs/api.md, JSON objects). Every field is present (null when
  * unset) and times are ISO-8601 strings; storage details (tenant, internal
  * definition id) stay out.
  */

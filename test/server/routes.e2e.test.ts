@@ -1,5 +1,5 @@
 /**
- * Every route of DESIGN §4 end to end: the real engine and a real SQLite
+ * Every route of docs/api.md end to end: the real engine and a real SQLite
  * database behind the Fastify app, driven with `inject`. Static directory:
  * alice, bob, carol, dave; group clerks = bob, carol.
  */

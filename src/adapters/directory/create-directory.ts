@@ -3,7 +3,7 @@ import { OpenDirectory } from "./open-directory.ts";
 import { StaticDirectory, type StaticDirectoryConfig } from "./static-directory.ts";
 
 /**
- * DESIGN §5: with WF_USERS or any non-empty WF_GROUP_<id> the static directory
+ * With WF_USERS or any non-empty WF_GROUP_<id> the static directory
  * checks ids and membership; otherwise the open directory accepts any id.
  * An empty WF_GROUP_<id> alone does not switch to static: it names nobody.
  */

@@ -4,7 +4,7 @@
 import { validation } from "../../domain/errors.ts";
 import type { StoreDialectName } from "./dialects/store-dialect.ts";
 
-/** DESIGN §5: an empty DATABASE_URL means the embedded default. */
+/** An empty DATABASE_URL means the embedded default. */
 export const DEFAULT_SQLITE_PATH = "./taskflow.db";
 
 export function backendOf(databaseUrl: string): StoreDialectName {

@@ -1,5 +1,5 @@
 /**
- * Runs use cases (DESIGN §4 runs routes): start (idempotent by caller id), read,
+ * Runs use cases (the /v1/runs routes): start (idempotent by caller id), read,
  * history, list, signal, cancel. The server and embedding apps call these.
  */
 import { conflict, notFound, validation } from "../../domain/errors.ts";

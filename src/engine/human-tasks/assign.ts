@@ -12,7 +12,7 @@ import type { HumanTaskDeps } from "./deps.ts";
 import { cacheOpenTasks, jsonCopy } from "./open-task-cache.ts";
 import { performAssignment } from "./perform-assignment.ts";
 
-/** 002 §4.2 AssignTo. Every check runs before the transaction writes anything. */
+/** AssignTo: a referral with one task per assignee under a running root. Every check runs before the transaction writes anything. */
 export async function assign(
   deps: HumanTaskDeps,
   ctx: ActorContext,

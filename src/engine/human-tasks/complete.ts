@@ -171,7 +171,7 @@ async function completeAsRead(
   return { task: { ...task, ...patch }, completion, next: joined, joined };
 }
 
-/** 002 §4.5: complete this task, cancel every other open task of the tree, close the tree. */
+/** Complete-and-end: complete this task, cancel every other open task of the tree, close the tree. */
 export async function completeAndEnd(
   deps: HumanTaskDeps,
   ctx: ActorContext,

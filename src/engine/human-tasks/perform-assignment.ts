@@ -11,7 +11,7 @@ import type { StoreTx } from "../ports.ts";
 import type { DefinitionCache } from "./definition-cache.ts";
 
 /**
- * AssignTo inside a transaction (002 §4.2): one referral instance under the
+ * AssignTo inside a transaction: one referral instance under the
  * root and one task per assignee. Used by assign, by `next` on completion and by
  * the parallel join, so all three create referrals the same way.
  *

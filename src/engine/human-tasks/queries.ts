@@ -19,7 +19,7 @@ export async function getTask(deps: HumanTaskDeps, ctx: TenantContext, id: strin
   return t;
 }
 
-/** 002 §4.3: the user's own open tasks, open tasks of the user's groups, and tasks the user claimed. */
+/** The inbox: the user's own open tasks, open tasks of the user's groups, and tasks the user claimed. */
 export function userInbox(
   deps: HumanTaskDeps,
   ctx: TenantContext,

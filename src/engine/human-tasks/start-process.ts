@@ -7,7 +7,7 @@ import type { StartResult } from "../human-task-api.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 
-/** 002 §4.1: find or create the definition, then a running root instance. No task yet. */
+/** Start a process: find or create the definition, then a running root instance. No task yet. */
 export async function startProcess(
   deps: HumanTaskDeps,
   ctx: ActorContext,

@@ -1,5 +1,5 @@
 /**
- * 001: definitions, instances, tasks — the human-task core (DESIGN §1, §3).
+ * 001: definitions, instances, tasks — the human-task core (docs/architecture.md, Glossary).
  *
  * Keys: every primary key is (tenant_id, id). Ids are UUIDv7 and unique on their
  * own, but leading with tenant_id makes "every query filters by tenant" an index

@@ -1,6 +1,6 @@
 /**
  * 002: durable runs — runs, their history (run_events) and their signals
- * (run_signals). DESIGN §1 durable side, §7.
+ * (run_signals); see docs/durable.md.
  *
  * The claim query is `wake_at <= now` over one index: wake_at is "when a worker
  * must next look at the run" (pending: start time; waiting: timer or timeout,
