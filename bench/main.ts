@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   tasks: () => import("./tasks.ts"),
   durable: () => import("./durable.ts"),
+  chaos: () => import("./chaos.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,0 +1,141 @@
+/**
+ * After a scenario: reads every acknowledged write back through the API and
+ * audits the runs — each completes once with the right output, its signal
+ * consumed, and no recorded step ran again (from the nodes' side-effect logs).
+ */
+import { isDeepStrictEqual } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Ledger } from "./ledger.ts";
+import { expectedMixOutput } from "./mix-expectations.ts";
+import { status, type RetryingCaller } from "./retrying-caller.ts";
+import { auditStep, type StepAudit, type StepMark } from "./step-log.ts";
+
+export interface ReadBack extends StepAudit {
+  /** Acknowledged writes that are missing or differ, one line each. */
+  lost: string[];
+  /** Runs not completed with the right output (also counted in lost). */
+  badRuns: number;
+  /** The re-executed steps, with their marks, for the report. */
+  rerunDetails: string[];
+}
+
+interface RunView {
+  status: string;
+  output: unknown;
+  error: { name?: string; message?: string } | null;
+}
+interface EventView {
+  seq: number;
+  type: string;
+  name: string | null;
+  at: string;
+  data: { result?: { by?: string }; payload?: { add?: number } } | null;
+}
+
+const FINAL = new Set(["completed", "failed", "cancelled"]);
+
+async function get(caller: RetryingCaller, path: string): Promise<unknown> {
+  const r = await caller.until("GET", path, "auditor", undefined, status(200, 404));
+  return r?.status === 200 ? r.body : null;
+}
+
+/** Waits (until the caller's deadline) for every acknowledged run to be final. */
+async function settledRuns(caller: RetryingCaller, ledger: Ledger): Promise<Map<string, RunView>> {
+  const views = new Map<string, RunView>();
+  while (Date.now() < caller.hardDeadline) {
+    for (const { runId } of ledger.runs) {
+      if (FINAL.has(views.get(runId)?.status ?? "")) continue;
+      const v = (await get(caller, `/v1/runs/${runId}`)) as RunView | null;
+      if (v) views.set(runId, v);
+    }
+    if (ledger.runs.every(({ runId }) => FINAL.has(views.get(runId)?.status ?? ""))) break;
+    await sleep(250);
+  }
+  return views;
+}
+
+async function auditRuns(
+  caller: RetryingCaller,
+  ledger: Ledger,
+  steps: Map<string, StepMark[]>,
+  out: ReadBack,
+): Promise<void> {
+  const views = await settledRuns(caller, ledger);
+  const signalled = new Map(ledger.signals.map((s) => [s.runId, s.add]));
+  for (const { runId, n } of ledger.runs) {
+    const v = views.get(runId);
+    if (v?.status !== "completed" || !isDeepStrictEqual(v.output, expectedMixOutput(n))) {
+      out.badRuns++;
+      const why = v?.error ? `${v.error.name}: ${v.error.message}` : JSON.stringify(v?.output);
+      out.lost.push(`run ${runId}: ${v?.status ?? "missing"} ${why}`);
+    }
+    const history = (await get(caller, `/v1/runs/${runId}/history`)) as {
+      items: EventView[];
+    } | null;
+    const events = history?.items ?? [];
+    const stepEvents = events.filter((e) => e.type === "step");
+    const names = stepEvents.map((e) => e.name);
+    if (new Set(names).size !== names.length) out.lost.push(`run ${runId}: a step recorded twice`);
+    for (const e of stepEvents) {
+      const key = `${runId}:${e.seq}`;
+      const marks = steps.get(key) ?? [];
+      const audit = auditStep(marks, Date.parse(e.at), e.data?.result?.by ?? "?");
+      if (audit.reexecuted > 0) {
+        const seen = marks.map((m) => `${m.what}@${m.node}:${m.at}`).join(" ");
+        out.rerunDetails.push(`${key} recorded ${e.at} by ${e.data?.result?.by}: ${seen}`);
+      }
+      out.reexecuted += audit.reexecuted;
+      out.rerunInFlight += audit.rerunInFlight;
+      out.fencedLate += audit.fencedLate;
+    }
+    const add = signalled.get(runId);
+    const consumed = events.find((e) => e.type === "signal" && e.name === "go");
+    if (add !== undefined && consumed?.data?.payload?.add !== add) {
+      out.lost.push(`signal go of ${runId}: not consumed`);
+    }
+  }
+}
+
+async function auditInbox(caller: RetryingCaller, ledger: Ledger, out: ReadBack): Promise<void> {
+  for (const id of ledger.processes) {
+    if (!(await get(caller, `/v1/instances/${id}`))) out.lost.push(`process ${id}`);
+  }
+  for (const a of ledger.assignments) {
+    const inst = (await get(caller, `/v1/instances/${a.instanceId}`)) as {
+      tasks: { id: string }[];
+    } | null;
+    const have = new Set(inst?.tasks.map((t) => t.id));
+    if (!inst || !a.taskIds.every((t) => have.has(t))) out.lost.push(`assignment ${a.instanceId}`);
+  }
+  for (const j of ledger.joins) {
+    if (!(await get(caller, `/v1/tasks/${j.taskId}`))) out.lost.push(`join task ${j.taskId}`);
+  }
+  for (const c of ledger.completions) {
+    const t = (await get(caller, `/v1/tasks/${c.taskId}`)) as {
+      status: string;
+      completedBy: string | null;
+      vars: unknown;
+    } | null;
+    if (t?.status !== "done" || t.completedBy !== c.by || !isDeepStrictEqual(t.vars, c.vars)) {
+      out.lost.push(`completion of ${c.taskId}: ${JSON.stringify(t)}`);
+    }
+  }
+}
+
+export async function readBack(
+  caller: RetryingCaller,
+  ledger: Ledger,
+  steps: Map<string, StepMark[]>,
+): Promise<ReadBack> {
+  const out: ReadBack = {
+    lost: [],
+    badRuns: 0,
+    reexecuted: 0,
+    rerunInFlight: 0,
+    fencedLate: 0,
+    rerunDetails: [],
+  };
+  await auditRuns(caller, ledger, steps, out);
+  await auditInbox(caller, ledger, out);
+  return out;
+}
