@@ -140,8 +140,8 @@ const Problem = {
     detail: str,
     code: {
       type: "string",
-      // The catalogue, plus Internal for the unexpected 500.
-      enum: [...ErrorCodes, "Internal"],
+      // The catalogue, plus Internal for the unexpected 500 and Unavailable for 503.
+      enum: [...ErrorCodes, "Internal", "Unavailable"],
     },
   },
 };

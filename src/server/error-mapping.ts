@@ -7,12 +7,13 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
+import { isUnavailable } from "../domain/unavailable.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /**
- * Not in the engine's catalogue: only the server produces these — Internal for a
- * bug or an outage, Unavailable for a request that reaches a node shutting down.
+ * Not in the engine's catalogue: Internal for a bug, Unavailable for a request
+ * that reaches a node shutting down or finds its database unreachable.
  */
 export type ProblemCode = ErrorCode | "Internal" | "Unavailable";
 
@@ -52,6 +53,14 @@ const TITLE: Record<ProblemCode, string> = {
 
 export const statusOf = (code: ProblemCode): number => STATUS[code];
 
+/**
+ * Seconds a client should wait before retrying a 503 for an unreachable
+ * database. Every node shares the database, so retrying elsewhere does not
+ * help; a PostgreSQL or MariaDB restart or failover takes a few seconds, and
+ * the pool reconnects on the first request after it.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
 export function problem(code: ProblemCode, detail: string): Problem {
   // A URN rather than a URL: stable, and it does not pretend a page exists.
   return {
@@ -79,6 +88,7 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
 
 export function toProblem(err: unknown, requestId: string): Problem {
   if (isTaskflowError(err)) return problem(err.code, err.message);
+  if (isUnavailable(err)) return problem("Unavailable", err.message);
   const fe = err as Partial<FastifyError>;
   if (fe.validation) return problem("Validation", fe.message ?? "invalid request");
   const status = typeof fe.statusCode === "number" ? fe.statusCode : 500;
@@ -92,10 +102,21 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(p);
 }
 
+/** The driver's words for an outage, e.g. "read ECONNRESET" (pg's AggregateErrors have no message). */
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause as { message?: unknown; code?: unknown };
+  if (typeof cause?.message === "string" && cause.message !== "") return cause.message;
+  return typeof cause?.code === "string" ? cause.code : "unknown cause";
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const p = toProblem(err, req.id);
-    if (p.status >= 500) req.log.error({ err }, "unhandled error");
+    if (p.code === "Unavailable") {
+      // An outage, not a bug: one line per request with the driver's cause, no stack.
+      req.log.warn({ cause: causeOf(err) }, p.detail);
+      void reply.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
+    } else if (p.status >= 500) req.log.error({ err }, "unhandled error");
     else req.log.info({ code: p.code, detail: p.detail }, "request refused");
     return sendProblem(reply, p);
   });

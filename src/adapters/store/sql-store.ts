@@ -4,6 +4,7 @@
  */
 import { Kysely, Migrator } from "kysely";
 import type { Instance } from "../../domain/instance.ts";
+import { isUnavailable } from "../../domain/unavailable.ts";
 import { openTask, type Task } from "../../domain/task.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 import type {
@@ -14,6 +15,7 @@ import type {
 } from "../../engine/ports.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { withUnavailableErrors } from "./dialects/unavailable-dialect.ts";
 import { migrationProvider } from "./migrations/migration-provider.ts";
 import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { SqlReads } from "./sql-reads.ts";
@@ -28,7 +30,8 @@ export class SqlStore extends SqlReads implements Store {
 
   constructor(parts: StoreDialect) {
     // Kysely opens no connection until the first query: a bad host fails in migrate().
-    super(new Kysely<StoreSchema>({ dialect: parts.kysely }), parts);
+    const dialect = withUnavailableErrors(parts.kysely, parts.isUnavailable);
+    super(new Kysely<StoreSchema>({ dialect }), parts);
     this.dialect = parts.name;
   }
 
@@ -187,6 +190,8 @@ function referralRows(a: ReferralUnderRoot, root: Instance): { referral: Instanc
  * resolved address: ::1 and 127.0.0.1) whose own message is empty.
  */
 function describeError(error: unknown): string {
+  // The driver's own error says what failed (e.g. ECONNREFUSED); ours only that it is retryable.
+  if (isUnavailable(error) && error.cause !== undefined) return describeError(error.cause);
   if (error instanceof AggregateError) {
     const inner = error.errors.map(describeError);
     return [...new Set(inner)].join("; ") || "connection failed";

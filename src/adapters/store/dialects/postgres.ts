@@ -5,8 +5,10 @@
  */
 import pg from "pg";
 import { PostgresDialect } from "kysely";
+import { guardConnectionErrors } from "./pg-connection-errors.ts";
 import { withPreparedStatements } from "./postgres-prepared.ts";
 import type { StoreDialect } from "./store-dialect.ts";
+import { isPgUnavailable } from "./unavailable-errors.ts";
 
 /**
  * A host that drops packets would otherwise make the first connect hang for the
@@ -21,11 +23,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
-    // An idle client whose server connection dies emits 'error' on the pool;
-    // unhandled, that would crash the process. The pool already discards the
-    // client and the next query opens a new one, so there is nothing to do.
-    pool.on("error", () => undefined);
-    return Promise.resolve(withPreparedStatements(pool));
+    return Promise.resolve(withPreparedStatements(guardConnectionErrors(pool)));
   };
   return {
     name: "postgres",
@@ -40,6 +38,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    isUnavailable: isPgUnavailable,
     target,
   };
 }

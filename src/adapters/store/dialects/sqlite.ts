@@ -28,6 +28,7 @@ import {
 import { GroupCommitSqliteDriver } from "./sqlite-group-commit.ts";
 import { withStatementCache } from "./sqlite-statement-cache.ts";
 import type { StoreDialect } from "./store-dialect.ts";
+import { isSqliteUnavailable } from "./unavailable-errors.ts";
 
 /** Writers wait this long for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -83,6 +84,7 @@ export function sqliteDialect(path: string, target: string): StoreDialect {
     writableCte: false,
     lockOfTable: false,
     straightJoin: false,
+    isUnavailable: isSqliteUnavailable,
     target,
   };
 }

@@ -53,6 +53,12 @@ export interface StoreDialect {
   readonly jsonText: "text" | "mediumtext";
   /** Raw SQL appended to CREATE TABLE, e.g. MariaDB engine, charset and collation. */
   readonly tableOptions: string | null;
+  /**
+   * Whether a driver error means the database cannot be reached now (connection
+   * refused or lost, server shutting down): the store reports those as the
+   * domain's UnavailableError (unavailable-dialect.ts).
+   */
+  readonly isUnavailable: (error: unknown) => boolean;
   /** The DATABASE_URL with any password replaced, for error messages. */
   readonly target: string;
 }
