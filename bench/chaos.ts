@@ -43,6 +43,7 @@ export async function run(args: string[]): Promise<void> {
         : await runScenario(b, fault, scale);
       for (const p of r.problems ?? []) console.log(`#   ${p}`);
       if (r.kept) console.log(`#   kept ${r.kept}`);
+      if (r.phasesS) console.log(`#   phases (s): ${JSON.stringify(r.phasesS)}`);
       results.push(r);
     }
   }

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { newLedger, type Ledger } from "./ledger.ts";
 import { RetryingCaller } from "./retrying-caller.ts";
-import { finishRunTask, startAndSignal } from "./run-cycle.ts";
+import { finishRunTask, runIsFinal, startAndSignal } from "./run-cycle.ts";
 import { taskCycle } from "./task-cycle.ts";
 
 export interface LoadShape {
@@ -61,6 +61,8 @@ export function startMixedLoad(
     while (Date.now() < hardDeadline && !(actorsDone && awaitingTask.size === 0)) {
       for (const n of [...awaitingTask]) {
         if (await finishRunTask(caller, ledger, tag, n)) awaitingTask.delete(n);
+        // Once the load has stopped, a run that ended without its task is given up on.
+        else if (actorsDone && (await runIsFinal(caller, tag, n))) awaitingTask.delete(n);
       }
       await sleep(FINISH_EVERY_MS);
     }

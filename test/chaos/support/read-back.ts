@@ -22,7 +22,7 @@ export interface ReadBack extends StepAudit {
 interface RunView {
   status: string;
   output: unknown;
-  error: { name?: string; message?: string } | null;
+  error: { name?: string; message?: string; stack?: string | null } | null;
 }
 interface EventView {
   seq: number;
@@ -32,7 +32,30 @@ interface EventView {
   data: { result?: { by?: string }; payload?: { add?: number } } | null;
 }
 
+/** The failure and the engine frames it came through, to point at the code that let it out. */
+function failureText(e: NonNullable<RunView["error"]>): string {
+  const frames = (e.stack ?? "").split("\n").filter((l) => l.includes("/src/"));
+  const where = frames.slice(0, 3).map((l) =>
+    l
+      .trim()
+      .replace(/^at /, "")
+      .replace(/\(.*\/src\//, "(src/"),
+  );
+  return `${e.name}: ${e.message}${where.length ? ` at ${where.join(" < ")}` : ""}`;
+}
+
 const FINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** Eight reads at a time: the read-back of a few hundred writes takes seconds, not a minute. */
+const READERS = 8;
+
+async function eachInParallel<T>(items: readonly T[], fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const reader = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: READERS }, reader));
+}
 
 async function get(caller: RetryingCaller, path: string): Promise<unknown> {
   const r = await caller.until("GET", path, "auditor", undefined, status(200, 404));
@@ -43,11 +66,11 @@ async function get(caller: RetryingCaller, path: string): Promise<unknown> {
 async function settledRuns(caller: RetryingCaller, ledger: Ledger): Promise<Map<string, RunView>> {
   const views = new Map<string, RunView>();
   while (Date.now() < caller.hardDeadline) {
-    for (const { runId } of ledger.runs) {
-      if (FINAL.has(views.get(runId)?.status ?? "")) continue;
+    const open = ledger.runs.filter(({ runId }) => !FINAL.has(views.get(runId)?.status ?? ""));
+    await eachInParallel(open, async ({ runId }) => {
       const v = (await get(caller, `/v1/runs/${runId}`)) as RunView | null;
       if (v) views.set(runId, v);
-    }
+    });
     if (ledger.runs.every(({ runId }) => FINAL.has(views.get(runId)?.status ?? ""))) break;
     await sleep(250);
   }
@@ -62,11 +85,11 @@ async function auditRuns(
 ): Promise<void> {
   const views = await settledRuns(caller, ledger);
   const signalled = new Map(ledger.signals.map((s) => [s.runId, s.add]));
-  for (const { runId, n } of ledger.runs) {
+  await eachInParallel(ledger.runs, async ({ runId, n }) => {
     const v = views.get(runId);
     if (v?.status !== "completed" || !isDeepStrictEqual(v.output, expectedMixOutput(n))) {
       out.badRuns++;
-      const why = v?.error ? `${v.error.name}: ${v.error.message}` : JSON.stringify(v?.output);
+      const why = v?.error ? failureText(v.error) : JSON.stringify(v?.output);
       out.lost.push(`run ${runId}: ${v?.status ?? "missing"} ${why}`);
     }
     const history = (await get(caller, `/v1/runs/${runId}/history`)) as {
@@ -93,24 +116,24 @@ async function auditRuns(
     if (add !== undefined && consumed?.data?.payload?.add !== add) {
       out.lost.push(`signal go of ${runId}: not consumed`);
     }
-  }
+  });
 }
 
 async function auditInbox(caller: RetryingCaller, ledger: Ledger, out: ReadBack): Promise<void> {
-  for (const id of ledger.processes) {
+  await eachInParallel(ledger.processes, async (id) => {
     if (!(await get(caller, `/v1/instances/${id}`))) out.lost.push(`process ${id}`);
-  }
-  for (const a of ledger.assignments) {
+  });
+  await eachInParallel(ledger.assignments, async (a) => {
     const inst = (await get(caller, `/v1/instances/${a.instanceId}`)) as {
       tasks: { id: string }[];
     } | null;
     const have = new Set(inst?.tasks.map((t) => t.id));
     if (!inst || !a.taskIds.every((t) => have.has(t))) out.lost.push(`assignment ${a.instanceId}`);
-  }
-  for (const j of ledger.joins) {
+  });
+  await eachInParallel(ledger.joins, async (j) => {
     if (!(await get(caller, `/v1/tasks/${j.taskId}`))) out.lost.push(`join task ${j.taskId}`);
-  }
-  for (const c of ledger.completions) {
+  });
+  await eachInParallel(ledger.completions, async (c) => {
     const t = (await get(caller, `/v1/tasks/${c.taskId}`)) as {
       status: string;
       completedBy: string | null;
@@ -119,7 +142,7 @@ async function auditInbox(caller: RetryingCaller, ledger: Ledger, out: ReadBack)
     if (t?.status !== "done" || t.completedBy !== c.by || !isDeepStrictEqual(t.vars, c.vars)) {
       out.lost.push(`completion of ${c.taskId}: ${JSON.stringify(t)}`);
     }
-  }
+  });
 }
 
 export async function readBack(

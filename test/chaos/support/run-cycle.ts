@@ -56,3 +56,16 @@ export async function finishRunTask(
   await completeTask(caller, ledger, open.id, user, { bonus: taskBonus(n) });
   return true;
 }
+
+/** A failed or cancelled run never assigns its task: the finisher stops waiting for it. */
+export async function runIsFinal(caller: RetryingCaller, tag: string, n: number): Promise<boolean> {
+  const r = await caller.until(
+    "GET",
+    `/v1/runs/${runIdOf(tag, n)}`,
+    "runner",
+    undefined,
+    status(200),
+  );
+  const s = (r?.body as { status?: string } | undefined)?.status;
+  return s === "completed" || s === "failed" || s === "cancelled";
+}

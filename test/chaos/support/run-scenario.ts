@@ -45,6 +45,8 @@ export interface ScenarioResult {
   /** Everything that breaks an invariant, one line each; empty when the scenario passed. */
   problems: string[];
   skipped?: string;
+  /** Seconds spent in each phase (start, steady, fault, recovery, drain, read-back). */
+  phasesS: Record<string, number>;
   /** The work directory, when TF_CHAOS_KEEP=1 kept it. */
   kept?: string;
 }
@@ -87,7 +89,9 @@ export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promi
     restarts: 0,
     refused: {},
     problems: [],
+    phasesS: {},
   };
+  const lap = lapper(result.phasesS);
   let disk: SmallDisk | null = null;
   if (fault.needsDisk) {
     const mounted = mountSmallDisk();
@@ -105,7 +109,8 @@ export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promi
     const nodeUrl = proxy ? proxy.urlFor(db.url) : db.url;
     nodes.push(await createNode("a", nodeUrl, dir), await createNode("b", nodeUrl, dir));
     await Promise.all(nodes.map((n) => n.start()));
-    await exercise(nodes, proxy, disk, fault, scale, result);
+    lap("start");
+    await exercise(nodes, proxy, disk, fault, scale, result, lap);
   } finally {
     await Promise.all(nodes.map((n) => n.close()));
     await proxy?.close();
@@ -125,6 +130,7 @@ async function exercise(
   fault: Fault,
   scale: Scale,
   result: ScenarioResult,
+  lap: (phase: string) => void,
 ): Promise<void> {
   const tag = `${fault.name}-${Date.now().toString(36)}`;
   const bases = nodes.map((n) => n.base);
@@ -132,7 +138,9 @@ async function exercise(
   const load = startMixedLoad(bases, tag, scale.load, Date.now() + 4 * scale.steadyMs + 60_000);
   try {
     await sleep(scale.steadyMs);
+    lap("steady");
     const healedAt = await fault.run({ nodes, proxy, disk });
+    lap("fault");
     const recovery = await measureRecovery(
       bases,
       `${tag}-probe`,
@@ -141,13 +149,17 @@ async function exercise(
     );
     result.recoveryRequestS = recovery.requestS;
     result.recoveryRunS = recovery.runS;
+    lap("recovery");
     await sleep(scale.steadyMs);
+    lap("steady");
   } finally {
     await load.stop();
+    lap("drain");
   }
   const steps = readStepLogs(nodes.map((n) => n.stepLog));
   const auditor = new RetryingCaller(bases, Date.now() + READ_BACK_LIMIT_MS);
   const back = await readBack(auditor, load.ledger, steps);
+  lap("read-back");
   watchdog.stop();
   result.acknowledged = ackedCount(load.ledger);
   result.lost = back.lost.length;
@@ -158,6 +170,16 @@ async function exercise(
   result.refused = Object.fromEntries(load.caller.refused);
   result.problems = problemsOf(result, back.lost, nodes);
   result.problems.push(...back.rerunDetails.slice(0, 5).map((d) => `ran again: ${d}`));
+}
+
+/** Records the seconds since the previous lap under each phase's name. */
+function lapper(into: Record<string, number>): (phase: string) => void {
+  let last = Date.now();
+  return (phase) => {
+    const now = Date.now();
+    into[phase] = (into[phase] ?? 0) + Math.round((now - last) / 100) / 10;
+    last = now;
+  };
 }
 
 function problemsOf(r: ScenarioResult, lost: string[], nodes: ChaosNode[]): string[] {
