@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Ledger } from "./ledger.ts";
 import { expectedMixOutput } from "./mix-expectations.ts";
-import { status, type RetryingCaller } from "./retrying-caller.ts";
+import { RetryingCaller, status } from "./retrying-caller.ts";
 import { auditStep, type StepAudit, type StepMark } from "./step-log.ts";
 
 export interface ReadBack extends StepAudit {
@@ -62,8 +62,20 @@ async function get(caller: RetryingCaller, path: string): Promise<unknown> {
   return r?.status === 200 ? r.body : null;
 }
 
-/** Waits (until the caller's deadline) for every acknowledged run to be final. */
-async function settledRuns(caller: RetryingCaller, ledger: Ledger): Promise<Map<string, RunView>> {
+/**
+ * Runs of the quick load finish within seconds of the last human task; 45 s
+ * is a run that will not finish. The reads after it get their own 30 s, so a
+ * stuck run never makes the rest of the ledger look lost.
+ */
+const SETTLE_LIMIT_MS = 45_000;
+const READ_LIMIT_MS = 30_000;
+
+/** Waits (up to SETTLE_LIMIT_MS) for every acknowledged run to be final. */
+async function settledRuns(
+  bases: readonly string[],
+  ledger: Ledger,
+): Promise<Map<string, RunView>> {
+  const caller = new RetryingCaller(bases, Date.now() + SETTLE_LIMIT_MS);
   const views = new Map<string, RunView>();
   while (Date.now() < caller.hardDeadline) {
     const open = ledger.runs.filter(({ runId }) => !FINAL.has(views.get(runId)?.status ?? ""));
@@ -78,12 +90,13 @@ async function settledRuns(caller: RetryingCaller, ledger: Ledger): Promise<Map<
 }
 
 async function auditRuns(
-  caller: RetryingCaller,
+  bases: readonly string[],
   ledger: Ledger,
   steps: Map<string, StepMark[]>,
   out: ReadBack,
-): Promise<void> {
-  const views = await settledRuns(caller, ledger);
+): Promise<RetryingCaller> {
+  const views = await settledRuns(bases, ledger);
+  const caller = new RetryingCaller(bases, Date.now() + READ_LIMIT_MS);
   const signalled = new Map(ledger.signals.map((s) => [s.runId, s.add]));
   await eachInParallel(ledger.runs, async ({ runId, n }) => {
     const v = views.get(runId);
@@ -117,6 +130,7 @@ async function auditRuns(
       out.lost.push(`signal go of ${runId}: not consumed`);
     }
   });
+  return caller;
 }
 
 async function auditInbox(caller: RetryingCaller, ledger: Ledger, out: ReadBack): Promise<void> {
@@ -146,7 +160,7 @@ async function auditInbox(caller: RetryingCaller, ledger: Ledger, out: ReadBack)
 }
 
 export async function readBack(
-  caller: RetryingCaller,
+  bases: readonly string[],
   ledger: Ledger,
   steps: Map<string, StepMark[]>,
 ): Promise<ReadBack> {
@@ -158,7 +172,7 @@ export async function readBack(
     fencedLate: 0,
     rerunDetails: [],
   };
-  await auditRuns(caller, ledger, steps, out);
+  const caller = await auditRuns(bases, ledger, steps, out);
   await auditInbox(caller, ledger, out);
   return out;
 }
