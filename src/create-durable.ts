@@ -31,6 +31,8 @@ export interface DurableOptions {
 interface DurableWiring extends DurableOptions {
   /** The inbox, for ctx.humanTask. */
   humanTasks?: HumanTaskBridge | undefined;
+  /** Where the worker reports failed claims and heartbeats, unless its options say. */
+  onWorkerError?: WorkerOptions["onError"];
 }
 
 export interface Durable {
@@ -65,6 +67,7 @@ export function createDurable(store: Store, databaseUrl: string, options: Durabl
           runStore,
           registry,
           {
+            onError: options.onWorkerError,
             ...workerOptions,
             contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
           },

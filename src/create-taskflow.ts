@@ -46,18 +46,27 @@ export async function createTaskflow(
 ): Promise<Taskflow> {
   const store = createStore(config.databaseUrl);
   const inbox = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  let server: FastifyInstance | undefined;
   const durable = createDurable(store, config.databaseUrl, {
     ...options,
     humanTasks: humanTaskBridge(store, inbox),
+    // The worker retries on its own; the log says why runs are not progressing.
+    onWorkerError: (what, e) =>
+      server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const engine = wakeRunsOnCompletion(inbox, store, durable.runStore, () =>
     durable.worker?.notify(),
   );
-  let server: FastifyInstance | undefined;
   try {
     // The server first: it refuses a keyless production config before any I/O.
-    server = buildServer({ engine, config, logger: options.logger, runs: durable.runs });
+    server = buildServer({
+      engine,
+      config,
+      logger: options.logger,
+      runs: durable.runs,
+      readiness: { store: () => store.ping() },
+    });
     await store.migrate();
     await server.ready();
     await durable.start();

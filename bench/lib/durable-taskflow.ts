@@ -78,8 +78,6 @@ export async function taskflowEngine(
     workflows: [bench3],
     worker: {
       onOutcome: (run, outcome) => {
-        // run is undefined for claim-loop errors (see Worker.claimLoop).
-        if (run === undefined) return;
         completions.settle(run.id, outcome instanceof Error ? outcome.message : outcome);
       },
     },

@@ -10,6 +10,7 @@ import { importWorkflowModule, startWorker } from "../create-durable.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
+import { logUnhandledRejections } from "./unhandled-rejections.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>]
 
@@ -93,6 +94,7 @@ async function serve(
     throw e;
   }
   const log = taskflow.server.log;
+  logUnhandledRejections(log);
   closeOnSignals(() => taskflow.close(), {
     info: (m) => log.info(m),
     error: (o, m) => log.error(o, m),
@@ -110,7 +112,16 @@ async function worker(
   // A worker serves no HTTP, so it does not need API keys even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
-  const w = await startWorker(config, mod);
+  const w = await startWorker(config, mod, {
+    // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
+    onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
+  });
+  logUnhandledRejections({
+    error: (o, m) => {
+      const e = (o as { err?: unknown }).err;
+      io.err(`taskflow: ${m}: ${e instanceof Error ? e.stack : String(e)}\n`);
+    },
+  });
   closeOnSignals(() => w.close(), {
     info: (m) => io.err(`taskflow: ${m}\n`),
     error: (_o, m) => io.err(`taskflow: ${m}\n`),

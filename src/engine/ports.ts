@@ -217,6 +217,12 @@ export interface Store extends StoreReads {
   completeInOneStatement(
     c: OneStatementCompletion,
   ): Promise<{ counts: StatusCounts; closed: boolean; joined: boolean } | undefined>;
+  /**
+   * One cheap round trip to the database (readiness). Rejects — with the
+   * domain's UnavailableError when the database cannot be reached — instead of
+   * resolving when it does not answer.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,7 @@ import { installJsonParser } from "./json-body.ts";
 import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { processRoutes } from "./process-routes.ts";
+import { readinessRoute, type ReadinessChecks } from "./readiness-route.ts";
 import { installRateLimit } from "./rate-limit.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { runRoutes } from "./run-routes.ts";
@@ -33,11 +34,19 @@ export interface BuildServerOptions {
   logger?: Logger | undefined;
   /** The durable runs' use cases; without them the /v1/runs routes are absent. */
   runs?: DurableRuns | undefined;
+  /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
+  readiness?: ReadinessChecks | undefined;
 }
 
 const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
 
-export function buildServer({ engine, config, logger, runs }: BuildServerOptions): FastifyInstance {
+export function buildServer({
+  engine,
+  config,
+  logger,
+  runs,
+  readiness = {},
+}: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
   // Typed as Fastify's logger interface so the app is a plain FastifyInstance.
@@ -64,6 +73,7 @@ export function buildServer({ engine, config, logger, runs }: BuildServerOptions
 
   registerOpenApi(app);
   void app.register(healthRoute);
+  void app.register(readinessRoute, { checks: readiness });
   void app.register(async (api) => {
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);

@@ -17,6 +17,7 @@ const ROUTES: [string, string][] = [
   ["get", "/v1/definitions"],
   ["get", "/v1/definitions/{key}"],
   ["get", "/healthz"],
+  ["get", "/readyz"],
 ];
 
 void test("/openapi.json documents every route with its responses", async () => {
@@ -28,7 +29,7 @@ void test("/openapi.json documents every route with its responses", async () => 
     assert.ok(op, `${method.toUpperCase()} ${path} documented`);
     const ok = Object.keys(op.responses).find((s) => s.startsWith("2"));
     assert.ok(ok && op.responses[ok].content, `${method} ${path} has a success schema`);
-    if (path !== "/healthz") {
+    if (path !== "/healthz" && path !== "/readyz") {
       assert.ok(op.responses["4XX"].content["application/problem+json"], `${path} problem`);
     }
   }
@@ -52,6 +53,8 @@ void test("/openapi.json documents every route with its responses", async () => 
     name: "x-api-key",
   });
   assert.deepEqual(doc.paths["/healthz"].get.security, []);
+  assert.deepEqual(doc.paths["/readyz"].get.security, []);
+  assert.ok(doc.paths["/readyz"].get.responses["503"].content["application/problem+json"]);
   const actor = doc.paths["/v1/tasks"].get.parameters.find(
     (p: { name: string }) => p.name === "x-actor-id",
   );

@@ -23,9 +23,11 @@ export async function freePort(): Promise<number> {
  */
 export async function startServer(
   env: Record<string, string>,
-): Promise<{ port: number; proc: ChildProcess; stop(): Promise<void> }> {
+  /** Extra arguments after `serve`, e.g. `["--workflows", "flows.ts"]`. */
+  args: readonly string[] = [],
+): Promise<{ port: number; proc: ChildProcess; stderr(): string; stop(): Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...args], {
     cwd: root,
     env: { ...process.env, ...env, ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
@@ -50,5 +52,5 @@ export async function startServer(
     await Promise.race([exited, sleep(5000)]);
     if (proc.exitCode === null) proc.kill("SIGKILL");
   };
-  return { port, proc, stop };
+  return { port, proc, stderr: () => stderr, stop };
 }

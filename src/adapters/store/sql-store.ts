@@ -2,7 +2,7 @@
  * The one Store implementation, over Kysely, for every backend. What differs
  * per database lives in dialects/*.ts as capability flags; this file only reads them.
  */
-import { Kysely, Migrator } from "kysely";
+import { Kysely, Migrator, sql } from "kysely";
 import type { Instance } from "../../domain/instance.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
 import { openTask, type Task } from "../../domain/task.ts";
@@ -146,6 +146,10 @@ export class SqlStore extends SqlReads implements Store {
     };
     counts[c.patch.status] += 1;
     return { counts, closed: Number(row.closed) > 0, joined: Number(row.joined) > 0 };
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
   }
 
   async close(): Promise<void> {

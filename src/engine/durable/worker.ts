@@ -31,7 +31,19 @@ export interface WorkerOptions {
   now?: () => number;
   /** Told about runs that finish or fail unexpectedly (logging). */
   onOutcome?: (run: Run, outcome: Outcome | Error) => void;
+  /**
+   * Told when a claim or a heartbeat failed (the store is unreachable): the
+   * worker keeps going, retrying claims with backoff (logging).
+   */
+  onError?: (what: "claim" | "heartbeat", error: Error) => void;
 }
+
+/**
+ * After a failed claim the next one waits pollMs, doubling with every further
+ * failure up to this: a database down for a minute costs ~15 attempts, not
+ * 120, and one coming back is noticed within 5 s (or at once, on a notify).
+ */
+const MAX_CLAIM_BACKOFF_MS = 5_000;
 
 /** A source of "something became runnable" notifications (PostgreSQL LISTEN). */
 export interface Wakeups {
@@ -73,6 +85,8 @@ export class Worker {
   private idleWaiters: (() => void)[] = [];
   /** Slots reserved by local starts that have not been handed a run yet. */
   private reserved = 0;
+  /** Claims that failed in a row; 0 after a successful one. */
+  private claimFailures = 0;
 
   constructor(
     private readonly store: RunStore,
@@ -149,37 +163,69 @@ export class Worker {
   private async claimLoop(): Promise<void> {
     while (this.running) {
       this.dirty = false;
-      let claimedAll = false;
-      const free = this.maxConcurrent - this.active.size - this.reserved;
-      this.mayHaveBacklog = free <= 0;
-      if (free > 0) {
-        try {
-          const now = this.now();
-          const runs = await this.store.claimRuns(
-            this.owner,
-            now,
-            now + this.leaseMs,
-            free,
-            this.registry.names(),
-          );
-          for (const r of runs) this.launch(r, false);
-          claimedAll = runs.length === free;
-          this.mayHaveBacklog = claimedAll;
-        } catch (e) {
-          this.options.onOutcome?.(undefined as unknown as Run, asError(e));
-        }
-      }
+      const claimedAll = await this.claimOnce();
       if (!this.running) break;
-      if (claimedAll || this.dirty) continue;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, this.pollMs);
-        function done() {
-          clearTimeout(t);
-          resolve();
-        }
-        this.wake = done;
-      });
-      this.wake = undefined;
+      if (this.claimFailures === 0 && (claimedAll || this.dirty)) continue;
+      await this.pause(this.claimFailures === 0 ? this.pollMs : this.backoffMs());
+    }
+  }
+
+  /** One claim into the free slots; true when it filled them all. Never throws. */
+  private async claimOnce(): Promise<boolean> {
+    const free = this.maxConcurrent - this.active.size - this.reserved;
+    this.mayHaveBacklog = free <= 0;
+    if (free <= 0) return false;
+    try {
+      const now = this.now();
+      const runs = await this.store.claimRuns(
+        this.owner,
+        now,
+        now + this.leaseMs,
+        free,
+        this.registry.names(),
+      );
+      this.claimFailures = 0;
+      for (const r of runs) this.launch(r, false);
+      this.mayHaveBacklog = runs.length === free;
+      return this.mayHaveBacklog;
+    } catch (e) {
+      this.claimFailures++;
+      this.report("claim", e);
+      return false;
+    }
+  }
+
+  private backoffMs(): number {
+    return Math.min(this.pollMs * 2 ** (this.claimFailures - 1), MAX_CLAIM_BACKOFF_MS);
+  }
+
+  /** Waits `ms`, or until notify(). */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = undefined;
+  }
+
+  /** A throwing hook must not stop a loop or reject a promise nobody awaits. */
+  private report(what: "claim" | "heartbeat", e: unknown): void {
+    try {
+      this.options.onError?.(what, asError(e));
+    } catch {
+      // The hook is for logging; its own failure is not the worker's.
+    }
+  }
+
+  private tell(run: Run, outcome: Outcome | Error): void {
+    try {
+      this.options.onOutcome?.(run, outcome);
+    } catch {
+      // As in report().
     }
   }
 
@@ -200,9 +246,9 @@ export class Worker {
       },
     })
       .then(
-        (outcome) => this.options.onOutcome?.(run, outcome),
+        (outcome) => this.tell(run, outcome),
         async (e: unknown) => {
-          this.options.onOutcome?.(run, asError(e));
+          this.tell(run, asError(e));
           await this.store
             .release({ tenantId: run.tenantId, runId: run.id, owner: this.owner }, this.now())
             .catch(() => undefined);
@@ -247,8 +293,9 @@ export class Worker {
           entry.ctx?.requestCancel();
         }
       }
-    } catch {
+    } catch (e) {
       // The database is unreachable: leases run out and other workers take over.
+      this.report("heartbeat", e);
     }
   }
 }
