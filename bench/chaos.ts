@@ -6,7 +6,11 @@
  */
 import { backends, unavailableReason } from "../test/support/backends.ts";
 import { faults } from "../test/chaos/support/faults.ts";
-import { runScenario, type ScenarioResult } from "../test/chaos/support/run-scenario.ts";
+import {
+  emptyResult,
+  runScenario,
+  type ScenarioResult,
+} from "../test/chaos/support/run-scenario.ts";
 import { scales } from "../test/chaos/support/scales.ts";
 import { printTable, writeResults } from "./lib/results.ts";
 
@@ -38,12 +42,11 @@ export async function run(args: string[]): Promise<void> {
     const reason = await unavailableReason(b);
     for (const fault of pick(faults).filter((f) => f.backends.includes(b.name))) {
       console.log(`# ${fault.name} on ${b.name} …`);
-      const r = reason
-        ? ({ scenario: fault.name, backend: b.name, skipped: reason } as ScenarioResult)
-        : await runScenario(b, fault, scale);
-      for (const p of r.problems ?? []) console.log(`#   ${p}`);
+      const r = reason ? emptyResult(b, fault, reason) : await runScenario(b, fault, scale);
+      if (r.skipped) console.log(`#   skipped: ${r.skipped}`);
+      for (const p of r.problems) console.log(`#   ${p}`);
       if (r.kept) console.log(`#   kept ${r.kept}`);
-      if (r.phasesS) console.log(`#   phases (s): ${JSON.stringify(r.phasesS)}`);
+      console.log(`#   phases (s): ${JSON.stringify(r.phasesS)}`);
       results.push(r);
     }
   }

@@ -73,8 +73,9 @@ async function migrate(url: string): Promise<void> {
   }
 }
 
-export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promise<ScenarioResult> {
-  const result: ScenarioResult = {
+/** An empty result: the start of every scenario, and the row of one that could not run. */
+export function emptyResult(b: Backend, fault: Fault, skipped?: string): ScenarioResult {
+  return {
     scenario: fault.name,
     backend: b.name,
     acknowledged: 0,
@@ -88,12 +89,17 @@ export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promi
     refused: {},
     problems: [],
     phasesS: {},
+    ...(skipped === undefined ? {} : { skipped }),
   };
+}
+
+export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promise<ScenarioResult> {
+  const result = emptyResult(b, fault);
   const lap = lapper(result.phasesS);
   let disk: SmallDisk | null = null;
   if (fault.needsDisk) {
     const mounted = mountSmallDisk();
-    if (typeof mounted === "string") return { ...result, skipped: mounted };
+    if (typeof mounted === "string") return emptyResult(b, fault, mounted);
     disk = mounted;
   }
   const dir = mkdtempSync(join(tmpdir(), "tf-chaos-"));
@@ -133,6 +139,7 @@ async function exercise(
   const tag = `${fault.name}-${Date.now().toString(36)}`;
   const bases = nodes.map((n) => n.base);
   const watchdog = watchNodes(nodes);
+  // Room for the two steady phases, the longest fault (10 s) and a slow recovery, with margin.
   const load = startMixedLoad(bases, tag, scale.load, Date.now() + 4 * scale.steadyMs + 60_000);
   try {
     await sleep(scale.steadyMs);
