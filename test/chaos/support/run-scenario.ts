@@ -115,6 +115,9 @@ export async function runScenario(b: Backend, fault: Fault, scale: Scale): Promi
     await Promise.all(nodes.map((n) => n.start()));
     lap("start");
     await exercise(nodes, proxy, disk, fault, scale, result, lap);
+  } catch (e) {
+    // A node that cannot start, a database that cannot be made: this scenario fails, the run goes on.
+    result.problems.push(`the scenario broke off: ${(e as Error).message.slice(0, 600)}`);
   } finally {
     await Promise.all(nodes.map((n) => n.close()));
     await proxy?.close();
