@@ -4,6 +4,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   durable: () => import("./durable.ts"),
   size: () => import("./size.ts"),
   load: () => import("./load.ts"),
+  chaos: () => import("./chaos.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);
