@@ -7,6 +7,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { AssigneeRequest } from "../../domain/assignee.ts";
+import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
@@ -87,7 +88,8 @@ export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBr
     },
     async assign(tenantId, rootInstanceId, assignee, vars) {
       const root = await store.getInstance(tenantId, rootInstanceId);
-      if (!root) throw new Error(`root instance '${rootInstanceId}' of the run is missing`);
+      // A TaskflowError, so it fails the run as before: a replay cannot bring the root back.
+      if (!root) throw notFound("root instance of the run", rootInstanceId);
       const r = await engine.assign(
         { tenantId, actorId: root.startedBy },
         { parentInstanceId: rootInstanceId, definitionKey: root.definitionKey, assignee, vars },

@@ -7,9 +7,11 @@ import type { Run } from "../../domain/run.ts";
 import type { RunEvent } from "../../domain/run-event.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { ContextOptions } from "./context-options.ts";
+import { haltingBridge } from "./halting-bridge.ts";
 import { haltingOnError, type ExecutionStore } from "./halting-store.ts";
 import { Halts, StoreFailed } from "./halts.ts";
 import { HistoryWriter } from "./history-writer.ts";
+import type { HumanTaskBridge } from "./human-task-bridge.ts";
 import { HistoryCursor } from "./replay/history-cursor.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -27,6 +29,8 @@ export interface Runtime {
   readonly cancellation: Cancellation;
   /** Reads and side effects other than history writes (those go through `writer`). */
   readonly store: ExecutionStore;
+  /** The inbox (ctx.humanTask), its failures halting like the store's; undefined without one. */
+  readonly humanTasks: HumanTaskBridge | undefined;
 }
 
 /** Wires the parts of one execution: `events` is the run's history so far. */
@@ -40,7 +44,10 @@ export function createRuntime(
 ): Runtime {
   const cancellation = new Cancellation(run.cancelRequested);
   const halts = new Halts(() => cancellation.wake());
-  const store = haltingOnError(raw, (e) => halts.raise(new StoreFailed(e)));
+  const storeFailed = (e: unknown) => halts.raise(new StoreFailed(e));
+  const store = haltingOnError(raw, storeFailed);
+  const bridge = options.humanTasks;
+  const humanTasks = bridge === undefined ? undefined : haltingBridge(bridge, storeFailed);
   const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
   const writer = new HistoryWriter(store, raw, lease, cursor, halts, () => scheduler.changed());
   const scheduler = new Scheduler(halts, writer);
@@ -55,5 +62,6 @@ export function createRuntime(
     scheduler,
     cancellation,
     store,
+    humanTasks,
   };
 }

@@ -23,7 +23,7 @@ export async function runHumanTask(
   o: HumanTaskOptions,
 ): Promise<HumanTaskResult> {
   const ev = rt.cursor.match(seq, TASK_WAIT, name);
-  const bridge = rt.options.humanTasks;
+  const bridge = rt.humanTasks;
   if (bridge === undefined) throw new Error("ctx.humanTask needs the inbox (createTaskflow)");
   let wait: TaskWaitData;
   if (ev === undefined) {
