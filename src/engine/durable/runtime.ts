@@ -10,6 +10,7 @@ import type { ContextOptions } from "./context-options.ts";
 import { haltingOnError, type ExecutionStore } from "./halting-store.ts";
 import { Halts, StoreFailed } from "./halts.ts";
 import { HistoryWriter } from "./history-writer.ts";
+import type { LeaseTerm } from "./lease-term.ts";
 import { HistoryCursor } from "./replay/history-cursor.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -18,6 +19,8 @@ import type { WorkflowOptions } from "./types.ts";
 export interface Runtime {
   readonly run: Run;
   readonly lease: Lease;
+  /** Until when the lease is held by the clock: checked before every live side effect. */
+  readonly term: LeaseTerm;
   readonly options: ContextOptions;
   readonly workflowOptions: WorkflowOptions;
   readonly halts: Halts;
@@ -35,6 +38,7 @@ export function createRuntime(
   events: readonly RunEvent[],
   raw: RunStore,
   lease: Lease,
+  term: LeaseTerm,
   workflowOptions: WorkflowOptions,
   options: ContextOptions,
 ): Runtime {
@@ -43,10 +47,11 @@ export function createRuntime(
   const store = haltingOnError(raw, (e) => halts.raise(new StoreFailed(e)));
   const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
   const writer = new HistoryWriter(store, raw, lease, cursor, halts, () => scheduler.changed());
-  const scheduler = new Scheduler(halts, writer);
+  const scheduler = new Scheduler(halts, writer, term);
   return {
     run,
     lease,
+    term,
     options,
     workflowOptions,
     halts,
