@@ -56,6 +56,11 @@ interface Active {
   cancel: boolean;
   lost: boolean;
   term: LeaseTerm;
+  /**
+   * The same run, claimed again while this execution still runs (its lease ran
+   * out by the clock, e.g. the process was frozen): started once this one settled.
+   */
+  next: { run: Run; term: LeaseTerm } | undefined;
 }
 
 export function defaultOwner(): string {
@@ -258,11 +263,24 @@ export class Worker {
   private launch(run: Run, fresh: boolean, leaseUntil: number): void {
     const k = `${run.tenantId}\u0000${run.id}`;
     this.lapsed.delete(k);
-    this.execute(k, run, fresh, new LeaseTerm(leaseUntil, this.now));
+    const term = new LeaseTerm(leaseUntil, this.now);
+    const running = this.active.get(k);
+    if (running !== undefined) {
+      // Claimed again while still executing here: its lease ran out (the process was
+      // frozen past it), so the claim found it runnable. Two executions under one owner
+      // are not told apart by the fence: the old one could record a step after the new
+      // one loaded history, and the new one would run it again (chaos `node-stop`).
+      // The old one stops at its next ctx call; the new one starts once it settled.
+      running.lost = true;
+      running.ctx?.loseLease();
+      running.next = { run, term };
+      return;
+    }
+    this.execute(k, run, fresh, term);
   }
 
   private execute(k: string, run: Run, fresh: boolean, term: LeaseTerm): void {
-    const entry: Active = { ctx: undefined, cancel: false, lost: false, term };
+    const entry: Active = { ctx: undefined, cancel: false, lost: false, term, next: undefined };
     this.active.set(k, entry);
     let lost = false;
     executeRun(run, {
@@ -285,6 +303,8 @@ export class Worker {
         },
         async (e: unknown) => {
           this.tell(run, asError(e));
+          // Claimed again meanwhile (see launch): the lease is the next execution's.
+          if (entry.next !== undefined) return;
           await this.store
             .release({ tenantId: run.tenantId, runId: run.id, owner: this.owner }, this.now())
             .catch(() => undefined);
@@ -292,6 +312,8 @@ export class Worker {
       )
       .finally(() => {
         this.active.delete(k);
+        const next = entry.next;
+        if (next !== undefined) return this.execute(k, next.run, false, next.term);
         if (lost) {
           this.lapsed.set(k, { tenantId: run.tenantId, runId: run.id, owner: this.owner });
           this.notify();
@@ -333,6 +355,7 @@ export class Worker {
         }
         // Renews only a term still running when the answer arrives (see LeaseTerm.renew).
         entry.term.renew(until);
+        entry.next?.term.renew(until);
         if (h.cancelRequested && !entry.cancel) {
           entry.cancel = true;
           entry.ctx?.requestCancel();
