@@ -28,6 +28,7 @@ import { runTimer } from "./commands/timer.ts";
 import { DEFAULT_CONTEXT_OPTIONS, type ContextOptions } from "./context-options.ts";
 import { ContinueAsNew, LeaseLost, type Halt } from "./halts.ts";
 import { toJson } from "./json-form.ts";
+import { LeaseTerm } from "./lease-term.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import type {
@@ -60,11 +61,12 @@ export class RunContext implements WorkflowContext {
     lease: Lease,
     workflowOptions: WorkflowOptions,
     options: ContextOptions = DEFAULT_CONTEXT_OPTIONS,
+    term: LeaseTerm = LeaseTerm.unbounded(options.now),
   ) {
     this.runId = run.id;
     this.tenantId = run.tenantId;
     this.workflow = run.workflow;
-    this.rt = createRuntime(run, events, store, lease, workflowOptions, options);
+    this.rt = createRuntime(run, events, store, lease, term, workflowOptions, options);
     this.suspended = this.rt.scheduler.suspended;
   }
 

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_CONTEXT_OPTIONS, RunContext, type ContextOptions } from "./context.ts";
 import { ContinueAsNew, LeaseLost, StoreFailed, Suspend } from "./halts.ts";
 import { toJson } from "./json-form.ts";
+import { LeaseTerm } from "./lease-term.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { FinishExtras, Lease, RunStore } from "./run-store-port.ts";
 
@@ -28,6 +29,8 @@ export interface ExecuteDeps {
   onContext?: (ctx: RunContext | undefined) => void;
   /** When the caller knows the run has no history (just started), skips loading it. */
   fresh?: boolean;
+  /** Until when the lease is held (the worker renews it on heartbeats); default: for ever. */
+  term?: LeaseTerm;
 }
 
 export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> {
@@ -36,6 +39,7 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
   const lease: Lease = { tenantId: run.tenantId, runId: run.id, owner: deps.owner };
   let current = run;
   let fresh = deps.fresh === true;
+  const term = deps.term ?? LeaseTerm.unbounded(options.now);
   try {
     for (;;) {
       const def = registry.get(current.workflow);
@@ -49,7 +53,7 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
         const ok = await store.finish(lease, "cancelled", null, failure, options.now());
         return ok ? "cancelled" : "lost";
       }
-      const ctx = new RunContext(current, events, store, lease, def.options, options);
+      const ctx = new RunContext(current, events, store, lease, def.options, options, term);
       deps.onContext?.(ctx);
 
       let output: unknown;

@@ -12,6 +12,7 @@ import { haltingOnError, type ExecutionStore } from "./halting-store.ts";
 import { Halts, StoreFailed } from "./halts.ts";
 import { HistoryWriter } from "./history-writer.ts";
 import type { HumanTaskBridge } from "./human-task-bridge.ts";
+import type { LeaseTerm } from "./lease-term.ts";
 import { HistoryCursor } from "./replay/history-cursor.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -20,6 +21,8 @@ import type { WorkflowOptions } from "./types.ts";
 export interface Runtime {
   readonly run: Run;
   readonly lease: Lease;
+  /** Until when the lease is held by the clock: checked before every live side effect. */
+  readonly term: LeaseTerm;
   readonly options: ContextOptions;
   readonly workflowOptions: WorkflowOptions;
   readonly halts: Halts;
@@ -39,6 +42,7 @@ export function createRuntime(
   events: readonly RunEvent[],
   raw: RunStore,
   lease: Lease,
+  term: LeaseTerm,
   workflowOptions: WorkflowOptions,
   options: ContextOptions,
 ): Runtime {
@@ -50,10 +54,11 @@ export function createRuntime(
   const humanTasks = bridge === undefined ? undefined : haltingBridge(bridge, storeFailed);
   const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
   const writer = new HistoryWriter(store, raw, lease, cursor, halts, () => scheduler.changed());
-  const scheduler = new Scheduler(halts, writer);
+  const scheduler = new Scheduler(halts, writer, term);
   return {
     run,
     lease,
+    term,
     options,
     workflowOptions,
     halts,

@@ -14,6 +14,7 @@
  *   are recorded in the order the workflow sees them.
  */
 import { Suspend, type Halt, type Halts } from "./halts.ts";
+import { checkHeld, LeaseTerm } from "./lease-term.ts";
 
 /** What the scheduler needs of the history writer. */
 export interface PendingWrites {
@@ -54,6 +55,7 @@ export class Scheduler {
   constructor(
     private readonly halts: Halts,
     private readonly writes: PendingWrites,
+    private readonly term: LeaseTerm = LeaseTerm.unbounded(Date.now),
   ) {
     this.suspended = new Promise<never>((_, reject) => (this.suspendRun = reject));
     this.suspended.catch(() => undefined);
@@ -168,7 +170,8 @@ export class Scheduler {
       .then(() => this.turn(Infinity))
       .then(() => this.writes.flushIfPending())
       .then(() => {
-        this.halts.check();
+        // A live check may assign an inbox task, start a child or record: not on a lapsed lease.
+        checkHeld(this.halts, this.term);
         return check();
       });
     this.lane = run.catch(() => undefined);

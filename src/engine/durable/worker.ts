@@ -13,8 +13,9 @@ import { randomBytes } from "node:crypto";
 import type { Run } from "../../domain/run.ts";
 import type { ContextOptions, RunContext } from "./context.ts";
 import { executeRun, type Outcome } from "./executor.ts";
+import { LeaseTerm } from "./lease-term.ts";
 import type { WorkflowRegistry } from "./registry.ts";
-import type { RunStore } from "./run-store-port.ts";
+import type { Lease, RunStore } from "./run-store-port.ts";
 
 export interface WorkerOptions {
   /** Unique per process; default host:pid:random. */
@@ -54,6 +55,12 @@ interface Active {
   ctx: RunContext | undefined;
   cancel: boolean;
   lost: boolean;
+  term: LeaseTerm;
+  /**
+   * The same run, claimed again while this execution still runs (its lease ran
+   * out by the clock, e.g. the process was frozen): started once this one settled.
+   */
+  next: { run: Run; term: LeaseTerm } | undefined;
 }
 
 export function defaultOwner(): string {
@@ -87,6 +94,8 @@ export class Worker {
   private reserved = 0;
   /** Claims that failed in a row; 0 after a successful one. */
   private claimFailures = 0;
+  /** Runs whose execution ended lost, to release before the next claim (see releaseLapsed). */
+  private readonly lapsed = new Map<string, Lease>();
 
   constructor(
     private readonly store: RunStore,
@@ -156,7 +165,7 @@ export class Worker {
   /** Hands over a run inserted with the reserved lease (or gives the slot back with undefined). */
   adopt(run: Run | undefined): void {
     this.reserved--;
-    if (run !== undefined) this.launch(run, true);
+    if (run !== undefined) this.launch(run, true, run.leaseUntil ?? this.now() + this.leaseMs);
     else this.checkIdle();
   }
 
@@ -172,6 +181,7 @@ export class Worker {
 
   /** One claim into the free slots; true when it filled them all. Never throws. */
   private async claimOnce(): Promise<boolean> {
+    await this.releaseLapsed();
     const free = this.maxConcurrent - this.active.size - this.reserved;
     this.mayHaveBacklog = free <= 0;
     if (free <= 0) return false;
@@ -185,13 +195,34 @@ export class Worker {
         this.registry.names(),
       );
       this.claimFailures = 0;
-      for (const r of runs) this.launch(r, false);
+      for (const r of runs) this.launch(r, false, now + this.leaseMs);
       this.mayHaveBacklog = runs.length === free;
       return this.mayHaveBacklog;
     } catch (e) {
       this.claimFailures++;
       this.report("claim", e);
       return false;
+    }
+  }
+
+  /**
+   * An execution that ended lost may have stopped only because its lease ran
+   * out by the clock (lease-term.ts) while the store still names this worker
+   * the owner: nobody took the run over, and the heartbeat, which extends every
+   * run of the owner, would keep it so for ever. Releasing it (fenced by the
+   * owner: a no-op when another worker holds it) lets any worker replay it.
+   * Done here, between claims, so that a release never races with a claim of
+   * this worker that takes the same run again (launch() drops it from the list).
+   */
+  private async releaseLapsed(): Promise<void> {
+    for (const [k, lease] of [...this.lapsed]) {
+      if (this.active.has(k)) continue;
+      try {
+        await this.store.release(lease, this.now());
+        this.lapsed.delete(k);
+      } catch (e) {
+        this.report("claim", e); // kept for the next round
+      }
     }
   }
 
@@ -229,15 +260,35 @@ export class Worker {
     }
   }
 
-  private launch(run: Run, fresh: boolean): void {
+  private launch(run: Run, fresh: boolean, leaseUntil: number): void {
     const k = `${run.tenantId}\u0000${run.id}`;
-    const entry: Active = { ctx: undefined, cancel: false, lost: false };
+    this.lapsed.delete(k);
+    const term = new LeaseTerm(leaseUntil, this.now);
+    const running = this.active.get(k);
+    if (running !== undefined) {
+      // Claimed again while still executing here: its lease ran out (the process was
+      // frozen past it), so the claim found it runnable. Two executions under one owner
+      // are not told apart by the fence: the old one could record a step after the new
+      // one loaded history, and the new one would run it again (chaos `node-stop`).
+      // The old one stops at its next ctx call; the new one starts once it settled.
+      running.lost = true;
+      running.ctx?.loseLease();
+      running.next = { run, term };
+      return;
+    }
+    this.execute(k, run, fresh, term);
+  }
+
+  private execute(k: string, run: Run, fresh: boolean, term: LeaseTerm): void {
+    const entry: Active = { ctx: undefined, cancel: false, lost: false, term, next: undefined };
     this.active.set(k, entry);
+    let lost = false;
     executeRun(run, {
       store: this.store,
       registry: this.registry,
       owner: this.owner,
       fresh,
+      term,
       contextOptions: { now: this.now, ...this.options.contextOptions },
       onContext: (ctx) => {
         entry.ctx = ctx;
@@ -246,9 +297,14 @@ export class Worker {
       },
     })
       .then(
-        (outcome) => this.tell(run, outcome),
+        (outcome) => {
+          lost = outcome === "lost";
+          this.tell(run, outcome);
+        },
         async (e: unknown) => {
           this.tell(run, asError(e));
+          // Claimed again meanwhile (see launch): the lease is the next execution's.
+          if (entry.next !== undefined) return;
           await this.store
             .release({ tenantId: run.tenantId, runId: run.id, owner: this.owner }, this.now())
             .catch(() => undefined);
@@ -256,6 +312,12 @@ export class Worker {
       )
       .finally(() => {
         this.active.delete(k);
+        const next = entry.next;
+        if (next !== undefined) return this.execute(k, next.run, false, next.term);
+        if (lost) {
+          this.lapsed.set(k, { tenantId: run.tenantId, runId: run.id, owner: this.owner });
+          this.notify();
+        }
         // A finished child has just made its parent runnable: claim it now, not at the next poll.
         if (this.mayHaveBacklog || run.parentRunId !== null) this.notify();
         this.checkIdle();
@@ -279,7 +341,8 @@ export class Worker {
       // from it, and marking that run lost stalled it until the worker went idle
       // (found by `npm run bench -- durable`: 1 of 2,000 runs took 8 s).
       const asked = [...this.active];
-      const held = await this.store.heartbeat(this.owner, now, now + this.leaseMs);
+      const until = now + this.leaseMs;
+      const held = await this.store.heartbeat(this.owner, now, until);
       const byKey = new Map(held.map((h) => [`${h.tenantId}\u0000${h.id}`, h]));
       for (const [k, entry] of asked) {
         if (this.active.get(k) !== entry) continue; // finished meanwhile
@@ -288,7 +351,12 @@ export class Worker {
           // Not (or no longer) ours; a run between claim and first write is fine to drop too.
           entry.lost = true;
           entry.ctx?.loseLease();
-        } else if (h.cancelRequested && !entry.cancel) {
+          continue;
+        }
+        // Renews only a term still running when the answer arrives (see LeaseTerm.renew).
+        entry.term.renew(until);
+        entry.next?.term.renew(until);
+        if (h.cancelRequested && !entry.cancel) {
           entry.cancel = true;
           entry.ctx?.requestCancel();
         }

@@ -16,6 +16,7 @@ import type {
 import { CancelledFailure, StepFailedError, toFailure } from "../../../domain/workflow-failure.ts";
 import { toJson } from "../json-form.ts";
 import { resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from "../retry-policy.ts";
+import { checkHeld } from "../lease-term.ts";
 import type { Runtime } from "../runtime.ts";
 import type { StepFn, StepOptions } from "../types.ts";
 import { cancelCall, cancelWait } from "./cancelled.ts";
@@ -55,6 +56,9 @@ export async function runStep(
   const onCancel = rt.cancellation.abortOnCancel;
   for (; ; attempt++) {
     let result: unknown;
+    // The function's effect is not fenced: it must not start once the lease ran out (a
+    // node resumed after a freeze; lease-term.ts). A clock compare, no await.
+    checkHeld(rt.halts, rt.term);
     try {
       result = await runAttempt(fn, idempotencyKey, attempt, timeoutMs, onCancel);
     } catch (e) {
