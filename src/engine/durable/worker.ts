@@ -314,12 +314,10 @@ export class Worker {
         this.active.delete(k);
         const next = entry.next;
         if (next !== undefined) return this.execute(k, next.run, false, next.term);
-        if (lost) {
-          this.lapsed.set(k, { tenantId: run.tenantId, runId: run.id, owner: this.owner });
-          this.notify();
-        }
-        // A finished child has just made its parent runnable: claim it now, not at the next poll.
-        if (this.mayHaveBacklog || run.parentRunId !== null) this.notify();
+        if (lost) this.lapsed.set(k, { tenantId: run.tenantId, runId: run.id, owner: this.owner });
+        // A lapsed run is released by the next claim round, and a finished child has just
+        // made its parent runnable: either way claim now, not at the next poll.
+        if (lost || this.mayHaveBacklog || run.parentRunId !== null) this.notify();
         this.checkIdle();
       });
   }
