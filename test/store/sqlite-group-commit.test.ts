@@ -1,5 +1,5 @@
 /**
- * The group-committing SQLite driver (src/adapters/store/dialects/sqlite-group-commit.ts)
+ * The group-committing SQLite driver (src/adapters/store/dialects/sqlite/group-commit.ts)
  * under real concurrency: many logical transactions share one physical
  * transaction, and none of them learns its result before that COMMIT.
  * Straight through Kysely on the SQLite dialect, with a throwaway table.
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, sql } from "kysely";
-import { sqliteDialect } from "../../src/adapters/store/dialects/sqlite.ts";
+import { sqliteDialect } from "../../src/adapters/store/dialects/sqlite/sqlite-dialect.ts";
 
 interface Schema {
   items: { id: number; origin: string };
@@ -69,7 +69,10 @@ async function countingCommits<T>(fn: () => Promise<T>): Promise<{ value: T; com
 
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
 
-const sqliteModule = new URL("../../src/adapters/store/dialects/sqlite.ts", import.meta.url).href;
+const sqliteModule = new URL(
+  "../../src/adapters/store/dialects/sqlite/sqlite-dialect.ts",
+  import.meta.url,
+).href;
 
 /** Runs `body` (an ES module text; `open(path)` gives a Kysely on the file) in a child node process. */
 function child(path: string, body: string) {

@@ -5,9 +5,9 @@
 import type { SqliteSynchronous } from "../../config/config.ts";
 import type { Store } from "../../engine/ports.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
-import { mysqlDialect } from "./dialects/mysql.ts";
-import { postgresDialect } from "./dialects/postgres.ts";
-import { sqliteDialect } from "./dialects/sqlite.ts";
+import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
+import { postgresDialect } from "./dialects/postgres/postgres-dialect.ts";
+import { sqliteDialect } from "./dialects/sqlite/sqlite-dialect.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { SqlStore } from "./sql-store.ts";
 

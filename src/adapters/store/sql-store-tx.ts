@@ -56,7 +56,7 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
    * arbitrates: a concurrent inserter of the same key blocks on the winner's
    * uncommitted index entry, then does nothing; its following SELECT is a new
    * statement under READ COMMITTED (PostgreSQL; MariaDB as configured in
-   * dialects/mysql.ts), so it sees the winner's committed row.
+   * dialects/mysql/mysql-dialect.ts), so it sees the winner's committed row.
    * On MariaDB `ON DUPLICATE KEY UPDATE id = id` rather than `INSERT IGNORE`:
    * IGNORE also turns real errors (a too-long value) into warnings and truncates.
    */

@@ -30,7 +30,7 @@ export class SqlStore extends SqlReads implements Store {
 
   constructor(parts: StoreDialect) {
     // Kysely opens no connection until the first query: a bad host fails in migrate().
-    const dialect = withUnavailableErrors(parts.kysely, parts.isUnavailable);
+    const dialect = withUnavailableErrors(parts.kysely, parts.classifyError);
     super(new Kysely<StoreSchema>({ dialect }), parts);
     this.dialect = parts.name;
   }
@@ -38,7 +38,7 @@ export class SqlStore extends SqlReads implements Store {
   /**
    * Forward-only migrations with Kysely's Migrator, which holds a database-wide
    * lock while it applies them (pg_advisory_lock on PostgreSQL, GET_LOCK on
-   * MariaDB, BEGIN IMMEDIATE on SQLite — see dialects/sqlite.ts): when several
+   * MariaDB, BEGIN IMMEDIATE on SQLite — see dialects/sqlite/sqlite-dialect.ts): when several
    * nodes start at once, one migrates and the others find nothing pending.
    */
   async migrate(): Promise<void> {

@@ -5,6 +5,7 @@
  * branches on the capability flags only where the databases' semantics differ.
  */
 import type { Dialect } from "kysely";
+import type { ClassifyDriverError } from "./driver-error.ts";
 
 export type StoreDialectName = "sqlite" | "postgres" | "mysql";
 
@@ -54,11 +55,12 @@ export interface StoreDialect {
   /** Raw SQL appended to CREATE TABLE, e.g. MariaDB engine, charset and collation. */
   readonly tableOptions: string | null;
   /**
-   * Whether a driver error means the database cannot be reached now (connection
-   * refused or lost, server shutting down): the store reports those as the
-   * domain's UnavailableError (unavailable-dialect.ts).
+   * What a driver error means (driver-error.ts): unavailable, duplicate key,
+   * deadlock, serialization or other. The store reports `unavailable` as the
+   * domain's UnavailableError (unavailable-dialect.ts) and branches on the
+   * others; no code above the dialect reads a driver's error codes.
    */
-  readonly isUnavailable: (error: unknown) => boolean;
+  readonly classifyError: ClassifyDriverError;
   /** The DATABASE_URL with any password replaced, for error messages. */
   readonly target: string;
 }

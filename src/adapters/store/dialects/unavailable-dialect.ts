@@ -1,6 +1,6 @@
 /**
  * Wraps a Kysely dialect so that every driver error meaning "the database
- * cannot be reached" (per the dialect's predicate, see unavailable-errors.ts)
+ * cannot be reached" (per the dialect's classification, see driver-error.ts)
  * surfaces as the domain's UnavailableError, with the driver's error as its
  * cause. Everything above the store — the engine, the durable runtime, the
  * HTTP error mapping — then knows one error, not three drivers' shapes.
@@ -18,14 +18,13 @@ import type {
   TransactionSettings,
 } from "kysely";
 import { UnavailableError } from "../../../domain/unavailable.ts";
-
-export type IsUnavailable = (error: unknown) => boolean;
+import { DriverErrorKind, type ClassifyDriverError } from "./driver-error.ts";
 
 const MESSAGE = "the database is unavailable; retry later";
 
-function translate(isUnavailable: IsUnavailable): (e: unknown) => never {
+function translate(classify: ClassifyDriverError): (e: unknown) => never {
   return (e) => {
-    if (e instanceof UnavailableError || !isUnavailable(e)) throw e;
+    if (e instanceof UnavailableError || classify(e) !== DriverErrorKind.Unavailable) throw e;
     throw new UnavailableError(MESSAGE, { cause: e });
   };
 }
@@ -56,8 +55,8 @@ class Connection implements DatabaseConnection {
 const innerOf = (c: DatabaseConnection): DatabaseConnection =>
   c instanceof Connection ? c.inner : c;
 
-function wrapDriver(driver: Driver, isUnavailable: IsUnavailable): Driver {
-  const fail = translate(isUnavailable);
+function wrapDriver(driver: Driver, classify: ClassifyDriverError): Driver {
+  const fail = translate(classify);
   type SavepointOp = NonNullable<Driver["savepoint"]>;
   const savepointOp =
     (name: "savepoint" | "rollbackToSavepoint" | "releaseSavepoint"): SavepointOp =>
@@ -80,9 +79,9 @@ function wrapDriver(driver: Driver, isUnavailable: IsUnavailable): Driver {
   };
 }
 
-export function withUnavailableErrors(dialect: Dialect, isUnavailable: IsUnavailable): Dialect {
+export function withUnavailableErrors(dialect: Dialect, classify: ClassifyDriverError): Dialect {
   return {
-    createDriver: () => wrapDriver(dialect.createDriver(), isUnavailable),
+    createDriver: () => wrapDriver(dialect.createDriver(), classify),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),

@@ -32,6 +32,7 @@ import {
   type SuspendResult,
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
+import { DriverErrorKind } from "../dialects/driver-error.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { lit } from "../sql-reads.ts";
 import { SqlStoreTx } from "../sql-store-tx.ts";
@@ -96,20 +97,6 @@ export function runFromRow(r: Selectable<RunsTable>): Run {
   };
 }
 
-export function isDuplicateKey(e: unknown): boolean {
-  const err = e as { code?: unknown; errno?: unknown };
-  return (
-    err?.code === "23505" || // PostgreSQL unique_violation
-    err?.code === "ER_DUP_ENTRY" ||
-    err?.errno === 1062 ||
-    err?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
-    err?.code === "SQLITE_CONSTRAINT_UNIQUE"
-  );
-}
-
-/** PostgreSQL deadlock_detected: the statement was rolled back as a whole. */
-const isDeadlock = (e: unknown): boolean => (e as { code?: unknown })?.code === "40P01";
-
 export class SqlRunStore implements RunStore {
   private readonly db: Kysely<DB>;
   /** (tenant, workflow) → definition id: definitions are never deleted, so this only saves a round trip. */
@@ -145,7 +132,7 @@ export class SqlRunStore implements RunStore {
             written.has(`${b.lease.tenantId}\u0000${b.lease.runId}\u0000${b.event.seq}`),
           );
         },
-        isRetryable: isDuplicateKey,
+        isRetryable: (e) => this.isDuplicateKey(e),
       });
       this.starts = new WriteBatcher({
         one: async (row) => {
@@ -156,14 +143,14 @@ export class SqlRunStore implements RunStore {
           await this.db.executeQuery(pgStartRuns(rows));
           return rows.map(() => true);
         },
-        isRetryable: isDuplicateKey,
+        isRetryable: (e) => this.isDuplicateKey(e),
       });
       this.finishes = new WriteBatcher({
         one: async (row) => {
           try {
             return (await this.db.executeQuery(pgFinishRun(row))).rows.length === 1;
           } catch (e) {
-            if (isDuplicateKey(e)) return false;
+            if (this.isDuplicateKey(e)) return false;
             throw e;
           }
         },
@@ -174,9 +161,18 @@ export class SqlRunStore implements RunStore {
           const done = new Set(res.rows.map((r) => `${r.tenant_id}\u0000${r.id}`));
           return rows.map((f) => done.has(`${f.lease.tenantId}\u0000${f.lease.runId}`));
         },
-        isRetryable: (e) => isDuplicateKey(e) || isDeadlock(e),
+        isRetryable: (e) => this.isDuplicateKey(e) || this.isDeadlock(e),
       });
     }
+  }
+
+  private isDuplicateKey(e: unknown): boolean {
+    return this.parts.classifyError(e) === DriverErrorKind.DuplicateKey;
+  }
+
+  /** The statement was rolled back as a whole, so running it again is safe. */
+  private isDeadlock(e: unknown): boolean {
+    return this.parts.classifyError(e) === DriverErrorKind.Deadlock;
   }
 
   private get pg(): boolean {
@@ -233,7 +229,7 @@ export class SqlRunStore implements RunStore {
         });
       }
     } catch (e) {
-      if (!isDuplicateKey(e)) throw e;
+      if (!this.isDuplicateKey(e)) throw e;
       const winner = await this.getRun(r.tenantId, r.id);
       if (!winner) throw e;
       return { run: winner, created: false };
@@ -421,7 +417,7 @@ export class SqlRunStore implements RunStore {
       const res = await db.executeQuery(insertEvent(this.parts.name, lease, row));
       return Number(res.numAffectedRows ?? 0n) === 1;
     } catch (e) {
-      if (isDuplicateKey(e)) return false;
+      if (this.isDuplicateKey(e)) return false;
       throw e;
     }
   }

@@ -10,9 +10,9 @@
  */
 import { createPool } from "mysql2";
 import { CompiledQuery, MysqlDialect } from "kysely";
-import { guardConnectionErrors } from "./mysql-connection-errors.ts";
-import type { StoreDialect } from "./store-dialect.ts";
-import { isMysqlUnavailable } from "./unavailable-errors.ts";
+import { guardConnectionErrors } from "./connection-errors.ts";
+import type { StoreDialect } from "../store-dialect.ts";
+import { classifyMysqlError } from "./driver-errors.ts";
 
 /** mysql2's own default, spelled out: a blackholed host fails after 10 s. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -54,7 +54,7 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     // utf8mb4_bin: ids compare byte-for-byte like on PostgreSQL and SQLite; the
     // server default (…_general_ci) would make user 'Alice' see 'alice''s inbox.
     tableOptions: "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-    isUnavailable: isMysqlUnavailable,
+    classifyError: classifyMysqlError,
     target,
   };
 }

@@ -65,7 +65,7 @@
  */
 import type Database from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from "kysely";
-import { ConnectionLock } from "./sqlite-connection-lock.ts";
+import { ConnectionLock } from "./connection-lock.ts";
 
 /**
  * A batch is committed at this many members even if callers are still queued.

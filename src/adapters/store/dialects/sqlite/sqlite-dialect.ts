@@ -18,7 +18,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { SqliteSynchronous } from "../../../config/config.ts";
+import type { SqliteSynchronous } from "../../../../config/config.ts";
 import {
   SqliteAdapter,
   SqliteIntrospector,
@@ -26,10 +26,10 @@ import {
   type Dialect,
   type Kysely,
 } from "kysely";
-import { GroupCommitSqliteDriver } from "./sqlite-group-commit.ts";
-import { withStatementCache } from "./sqlite-statement-cache.ts";
-import type { StoreDialect } from "./store-dialect.ts";
-import { isSqliteUnavailable } from "./unavailable-errors.ts";
+import { GroupCommitSqliteDriver } from "./group-commit.ts";
+import { withStatementCache } from "./statement-cache.ts";
+import type { StoreDialect } from "../store-dialect.ts";
+import { classifySqliteError } from "./driver-errors.ts";
 
 /** Writers wait this long for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -93,7 +93,7 @@ export function sqliteDialect(
     writableCte: false,
     lockOfTable: false,
     straightJoin: false,
-    isUnavailable: isSqliteUnavailable,
+    classifyError: classifySqliteError,
     target,
   };
 }

@@ -1,6 +1,8 @@
 /**
- * Which driver errors are "the database is unavailable" (503, retry later) and
- * which stay what they are, per backend; and, on a real SQLite file, that a
+ * How each dialect classifies its driver's errors into the shared kinds
+ * (unavailable, duplicate key, deadlock, serialization, other); which driver
+ * errors are "the database is unavailable" (503, retry later) and which stay
+ * what they are, per backend; and, on a real SQLite file, that a
  * write lock held by another process past busy_timeout surfaces as the
  * domain's UnavailableError and the store works again once it is released.
  */
@@ -12,10 +14,17 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { createStore } from "../../src/adapters/store/create-store.ts";
 import {
+  classifyMysqlError,
   isMysqlUnavailable,
+} from "../../src/adapters/store/dialects/mysql/driver-errors.ts";
+import {
+  classifyPgError,
   isPgUnavailable,
+} from "../../src/adapters/store/dialects/postgres/driver-errors.ts";
+import {
+  classifySqliteError,
   isSqliteUnavailable,
-} from "../../src/adapters/store/dialects/unavailable-errors.ts";
+} from "../../src/adapters/store/dialects/sqlite/driver-errors.ts";
 import { isUnavailable } from "../../src/domain/unavailable.ts";
 
 const err = (fields: Record<string, unknown>, message = "x") =>
@@ -78,6 +87,30 @@ test("SQLite: busy past the timeout, disk full, I/O errors, read-only; not corru
   ]) {
     assert.equal(isSqliteUnavailable(err({ code })), false, code);
   }
+});
+
+test("each dialect sorts duplicate keys, deadlocks and serialization failures into the shared kinds", () => {
+  const cases: [string, (e: unknown) => string, Record<string, unknown>, string][] = [
+    ["pg", classifyPgError, { code: "23505" }, "duplicate-key"],
+    ["pg", classifyPgError, { code: "40P01" }, "deadlock"],
+    ["pg", classifyPgError, { code: "40001" }, "serialization"],
+    ["pg", classifyPgError, { code: "57P01" }, "unavailable"],
+    ["pg", classifyPgError, { code: "22P02" }, "other"],
+    ["mysql", classifyMysqlError, { code: "ER_DUP_ENTRY", errno: 1062 }, "duplicate-key"],
+    ["mysql", classifyMysqlError, { errno: 1062 }, "duplicate-key"],
+    ["mysql", classifyMysqlError, { code: "ER_LOCK_DEADLOCK", errno: 1213 }, "deadlock"],
+    ["mysql", classifyMysqlError, { code: "ER_CHECKREAD", errno: 1020 }, "serialization"],
+    ["mysql", classifyMysqlError, { code: "PROTOCOL_CONNECTION_LOST", fatal: true }, "unavailable"],
+    ["mysql", classifyMysqlError, { code: "ER_PARSE_ERROR", errno: 1064 }, "other"],
+    ["sqlite", classifySqliteError, { code: "SQLITE_CONSTRAINT_PRIMARYKEY" }, "duplicate-key"],
+    ["sqlite", classifySqliteError, { code: "SQLITE_CONSTRAINT_UNIQUE" }, "duplicate-key"],
+    ["sqlite", classifySqliteError, { code: "SQLITE_CONSTRAINT_NOTNULL" }, "other"],
+    ["sqlite", classifySqliteError, { code: "SQLITE_BUSY" }, "unavailable"],
+  ];
+  for (const [backend, classify, fields, kind] of cases) {
+    assert.equal(classify(err(fields)), kind, `${backend} ${JSON.stringify(fields)}`);
+  }
+  assert.equal(classifyPgError(undefined), "other");
 });
 
 test("SQLite: another process's write lock past busy_timeout is UnavailableError, then the store works again", async () => {

@@ -5,10 +5,10 @@
  */
 import pg from "pg";
 import { PostgresDialect } from "kysely";
-import { guardConnectionErrors } from "./pg-connection-errors.ts";
-import { withPreparedStatements } from "./postgres-prepared.ts";
-import type { StoreDialect } from "./store-dialect.ts";
-import { isPgUnavailable } from "./unavailable-errors.ts";
+import { guardConnectionErrors } from "./connection-errors.ts";
+import { withPreparedStatements } from "./prepared-statements.ts";
+import type { StoreDialect } from "../store-dialect.ts";
+import { classifyPgError } from "./driver-errors.ts";
 
 /**
  * A host that drops packets would otherwise make the first connect hang for the
@@ -38,7 +38,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
-    isUnavailable: isPgUnavailable,
+    classifyError: classifyPgError,
     target,
   };
 }
