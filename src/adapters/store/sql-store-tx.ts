@@ -13,7 +13,6 @@ import type { Selectable } from "kysely";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import {
-  definitionToRow,
   instanceFromPrefixedRow,
   instanceFromRow,
   instanceToRow,
@@ -24,6 +23,7 @@ import {
   type TaskPatch,
 } from "./row-mapping.ts";
 import { lit, SqlReads } from "./sql-reads.ts";
+import { ensureDefinition } from "./sql/ensure-definition.ts";
 
 /** A completed root is in process state 'closed'; referrals have no process state. */
 const closedIfRoot = sql<
@@ -51,25 +51,9 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
     super(trx, parts);
   }
 
-  /**
-   * Insert-if-absent, then read. Race-free because the unique key (tenant_id, key)
-   * arbitrates: a concurrent inserter of the same key blocks on the winner's
-   * uncommitted index entry, then does nothing; its following SELECT is a new
-   * statement under READ COMMITTED (PostgreSQL; MariaDB as configured in
-   * dialects/mysql/mysql-dialect.ts), so it sees the winner's committed row.
-   * On MariaDB `ON DUPLICATE KEY UPDATE id = id` rather than `INSERT IGNORE`:
-   * IGNORE also turns real errors (a too-long value) into warnings and truncates.
-   */
-  async ensureDefinition(d: Definition): Promise<Definition> {
-    const insert = this.trx.insertInto("definitions").values(definitionToRow(d));
-    if (this.parts.insertIgnore === "on-conflict-do-nothing") {
-      await insert.onConflict((oc) => oc.columns(["tenant_id", "key"]).doNothing()).execute();
-    } else {
-      await insert.onDuplicateKeyUpdate({ id: (eb) => eb.ref("definitions.id") }).execute();
-    }
-    const existing = await this.getDefinition(d.tenantId, d.key);
-    if (!existing) throw new Error(`definition '${d.key}' vanished right after its upsert`);
-    return existing;
+  /** See sql/ensure-definition.ts. */
+  ensureDefinition(d: Definition): Promise<Definition> {
+    return ensureDefinition(this.trx, this.parts, d);
   }
 
   async insertInstance(i: Instance): Promise<void> {

@@ -35,7 +35,7 @@ import type { StoreSchema } from "../db-schema.ts";
 import { DriverErrorKind } from "../dialects/driver-error.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { lit } from "../sql-reads.ts";
-import { SqlStoreTx } from "../sql-store-tx.ts";
+import { ensureDefinition } from "../sql/ensure-definition.ts";
 import { WriteBatcher } from "./write-batcher.ts";
 import type { RunSchema, RunsTable } from "./run-schema.ts";
 import {
@@ -243,7 +243,7 @@ export class SqlRunStore implements RunStore {
     const known = this.definitionIds.get(key);
     if (known !== undefined) return known;
     const def = await this.db.transaction().execute((trx) =>
-      new SqlStoreTx(trx, this.parts).ensureDefinition({
+      ensureDefinition(trx, this.parts, {
         id: newId(r.now),
         tenantId: r.tenantId,
         key: r.workflow,
