@@ -38,6 +38,11 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    skipLocked: true,
+    updateFrom: true,
+    arrayParams: true,
+    listenNotify: true,
+    paramStyle: "numbered",
     classifyError: classifyPgError,
     target,
   };

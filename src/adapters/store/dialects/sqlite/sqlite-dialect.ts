@@ -93,6 +93,11 @@ export function sqliteDialect(
     writableCte: false,
     lockOfTable: false,
     straightJoin: false,
+    skipLocked: false,
+    updateFrom: true,
+    arrayParams: false,
+    listenNotify: false,
+    paramStyle: "positional",
     classifyError: classifySqliteError,
     target,
   };
