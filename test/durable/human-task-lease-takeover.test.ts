@@ -9,7 +9,7 @@ import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { executeRun } from "../../src/engine/durable/executor.ts";
 import type { Run } from "../../src/domain/run.ts";
 import { backendTestOptions, backends } from "../support/backends.ts";
-import { Clock } from "./support/harness.ts";
+import { Clock } from "../support/harness.ts";
 import { inboxOn } from "./support/inbox.ts";
 
 const T = "t1";

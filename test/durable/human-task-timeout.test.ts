@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { workflow } from "../../src/workflow.ts";
 import { backendTestOptions, backends } from "../support/backends.ts";
-import { Clock, Harness } from "./support/harness.ts";
+import { Clock, Harness } from "../support/harness.ts";
 import { inboxOn } from "./support/inbox.ts";
 
 const T = "t1";

@@ -1,56 +1,19 @@
 /**
  * Races of waits against timers (Promise.race of ctx.sleep with a signal or a
  * human task): whichever came first wins, and every later replay picks the same
- * winner.
+ * winner. On every backend; the signal race on the memory store:
+ * test/unit/durable/wait-timer-races.test.ts.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { workflow } from "../../src/workflow.ts";
-import type { RunStore } from "../../src/engine/durable/run-store-port.ts";
 import { wakeRunsOnCompletion } from "../../src/engine/durable/human-task-bridge.ts";
 import { backendTestOptions, backends, type Backend } from "../support/backends.ts";
-import { MemoryRunStore } from "./support/memory-run-store.ts";
-import { Clock, Harness } from "./support/harness.ts";
+import { Clock, Harness } from "../support/harness.ts";
+import { signalRaceOn } from "../support/signal-race.ts";
 import { inboxOn } from "./support/inbox.ts";
 
 const T = "t1";
-
-const signalRace = workflow("signal-race", async (ctx) => {
-  const winner = await Promise.race([
-    ctx.sleep("4s").then(() => "timeout"),
-    ctx.waitForSignal<string>("approve").then((v) => `signal ${v}`),
-  ]);
-  await ctx.sleep("1h"); // replayed again later: the race must replay the same way
-  return winner;
-});
-
-async function signalRaceOn(store: RunStore, clock = new Clock()) {
-  const h = new Harness(store, [signalRace], clock);
-  await h.start("signal-race", null, "early");
-  await h.start("signal-race", null, "late");
-  assert.deepEqual(await h.drain(), ["waiting", "waiting"]);
-  assert.equal((await store.getRun(T, "early"))!.wakeAt, h.clock.now() + 4_000);
-  h.clock.advance(1_000);
-  await store.sendSignal(T, "early", { id: "s1", name: "approve", payload: "yes" }, h.clock.now());
-  assert.deepEqual(await h.drain(), ["waiting"]);
-  h.clock.advance(3_000); // both timers fire: "late" times out, "early" replays its race
-  assert.deepEqual(await h.drain(), ["waiting", "waiting"]);
-  await store.sendSignal(
-    T,
-    "late",
-    { id: "s2", name: "approve", payload: "too late" },
-    h.clock.now(),
-  );
-  await h.drain();
-  h.clock.advance(3_600_000);
-  assert.deepEqual((await h.drain()).sort(), ["completed", "completed"]);
-  assert.equal((await store.getRun(T, "early"))!.output, "signal yes");
-  assert.equal((await store.getRun(T, "late"))!.output, "timeout");
-}
-
-test("race of a signal wait against a timer: the signal that came first wins, on every replay (memory)", async () => {
-  await signalRaceOn(new MemoryRunStore());
-});
 
 for (const b of backends) {
   test(
