@@ -110,3 +110,27 @@ void test("migrate needs no API key; serve listens, answers and stops on SIGTERM
   const r = await s.exited;
   assert.equal(r.code, 0, r.stderr);
 });
+
+// The rate-limit setting as `serve` reads it (the rest: test/unit/server/rate-limit.test.ts).
+void test("taskflow serve with WF_RATE_LIMIT=abc exits 1 with one line naming the setting", async () => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(ADDR|DATABASE_URL|WF_.*|LOG_LEVEL|BODY_LIMIT|TASKFLOW_CONFIG)$/.test(k),
+    ),
+  );
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+    cwd: root,
+    env: {
+      ...env,
+      NODE_ENV: "development",
+      DATABASE_URL: "sqlite::memory:",
+      WF_RATE_LIMIT: "abc",
+    },
+  });
+  let stderr = "";
+  proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => proc.on("exit", resolve));
+  assert.equal(code, 1);
+  assert.equal(stderr.trim().split("\n").length, 1, stderr);
+  assert.match(stderr, /^taskflow: config error: environment WF_RATE_LIMIT: "abc" must be/);
+});
