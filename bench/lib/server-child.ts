@@ -19,9 +19,11 @@ export async function startServerChild(
   cwd: string,
   args: readonly string[],
   env: Record<string, string>,
+  /** Node flags before the script, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs: readonly string[] = [],
 ): Promise<ServerChild> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", ...args], {
     cwd,
     env: { ...process.env, ...env, ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
