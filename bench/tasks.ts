@@ -84,9 +84,11 @@ export async function run(args: string[]) {
     console.log(`tasks cycle on ${b.name} …`);
     results.push(...(await benchBackend(b, seconds)));
   }
-  console.log(
-    "\nREST cycle: start → assign users×3 with onAllCompleted → 3 completes → join (5 requests)",
-  );
+  if (results.length > 0) {
+    console.log(
+      "\nREST cycle: start → assign users×3 with onAllCompleted → 3 completes → join (5 requests)",
+    );
+  }
   printTable(
     results.map((r) => ({
       backend: r.backend,
