@@ -46,7 +46,7 @@ export function genReqId(req: IncomingMessage): string {
  * One line per request at info, when it completes: method, url, remote address
  * and port (Fastify's request serializer, which logs no headers), status code
  * and response time. Fastify's default writes two, "incoming request" and
- * "request completed", which at 1,000+ requests/s cost 5–15 % of the server's
+ * "request completed", which at 1,000+ requests/s cost 5–20 % of the server's
  * CPU (docs/benchmarks.md, REST cycle against its ceiling). Errors, refusals
  * and everything else Fastify logs are unchanged.
  */
