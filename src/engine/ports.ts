@@ -180,8 +180,6 @@ export interface OneStatementCompletion {
 
 export interface Store extends StoreReads {
   readonly dialect: "sqlite" | "postgres" | "mysql";
-  /** Applies pending migrations; safe when several nodes call it at once. */
-  migrate(): Promise<void>;
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**
    * Runs fn without BEGIN/COMMIT: each statement commits on its own. Only for a
@@ -217,13 +215,6 @@ export interface Store extends StoreReads {
   completeInOneStatement(
     c: OneStatementCompletion,
   ): Promise<{ counts: StatusCounts; closed: boolean; joined: boolean } | undefined>;
-  /**
-   * One cheap round trip to the database (readiness). Rejects — with the
-   * domain's UnavailableError when the database cannot be reached — instead of
-   * resolving when it does not answer.
-   */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Who exists and who belongs where. */

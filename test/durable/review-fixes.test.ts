@@ -11,8 +11,7 @@ import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
 import { MemoryRunStore } from "./support/memory-run-store.ts";
 import { Clock, Harness } from "./support/harness.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
 import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
 import type { HumanTaskApi } from "../../src/engine/human-task-api.ts";
@@ -101,10 +100,11 @@ async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskApi = (e)
     env: {},
     overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
   });
-  const store = createStore(config.databaseUrl) as SqlStore;
-  await store.migrate();
+  const database = openDatabase(config.databaseUrl);
+  await database.migrate();
+  const store = database.tasks;
   const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
-  const runs = store.runStore();
+  const runs = database.runs;
   const bridge = humanTaskBridge(store, wrap(engine));
   return {
     store,
@@ -112,7 +112,7 @@ async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskApi = (e)
     runs,
     bridge,
     close: async () => {
-      await store.close();
+      await database.close();
       await db.drop();
     },
   };

@@ -13,7 +13,7 @@ import { newId } from "../../src/domain/ids.ts";
 import { openTask, type Task } from "../../src/domain/task.ts";
 import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
 import { OpenTaskCache } from "../../src/engine/human-tasks/open-task-cache.ts";
-import type { Store } from "../../src/engine/ports.ts";
+import type { StandaloneStore as Store } from "../../src/adapters/store/create-store.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 
 const A = { tenantId: "t-a", actorId: "alice" };

@@ -12,7 +12,11 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { Kysely } from "kysely";
-import { createStore, dialectFor } from "../../src/adapters/store/create-store.ts";
+import {
+  createStore,
+  dialectFor,
+  type StandaloneStore,
+} from "../../src/adapters/store/create-store.ts";
 import { migrationsFor } from "../../src/adapters/store/migrations/migration-provider.ts";
 import type { Definition } from "../../src/domain/definition.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
@@ -183,7 +187,7 @@ function migrateInChildProcess(
 function registerStoreCases(backend: Backend) {
   /** A fresh database, migrated; closed and dropped afterwards whatever happens. */
   async function withStore(
-    fn: (store: Store, url: string) => Promise<void>,
+    fn: (store: StandaloneStore, url: string) => Promise<void>,
     options: { poolSize?: number } = {},
   ): Promise<void> {
     const db = await createTestDatabase(backend);

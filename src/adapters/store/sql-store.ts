@@ -2,9 +2,8 @@
  * The one Store implementation, over Kysely, for every backend. What differs
  * per database lives in dialects/*.ts as capability flags; this file only reads them.
  */
-import { Kysely, Migrator, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Instance } from "../../domain/instance.ts";
-import { isUnavailable } from "../../domain/unavailable.ts";
 import { openTask, type Task } from "../../domain/task.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 import type {
@@ -15,52 +14,17 @@ import type {
 } from "../../engine/ports.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
-import { withUnavailableErrors } from "./dialects/unavailable-dialect.ts";
-import { migrationProvider } from "./migrations/migration-provider.ts";
-import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { SqlReads } from "./sql-reads.ts";
 import { instanceFromRow } from "./row-mapping.ts";
 import * as statements from "./sql-store-statements.ts";
 import { SqlStoreTx } from "./sql-store-tx.ts";
-import { startStatsKeeper, type StatsKeeper } from "./pg-stats-keeper.ts";
 
 export class SqlStore extends SqlReads implements Store {
   readonly dialect: StoreDialectName;
-  private statsKeeper: StatsKeeper | undefined;
 
-  constructor(parts: StoreDialect) {
-    // Kysely opens no connection until the first query: a bad host fails in migrate().
-    const dialect = withUnavailableErrors(parts.kysely, parts.classifyError);
-    super(new Kysely<StoreSchema>({ dialect }), parts);
+  constructor(db: Kysely<StoreSchema>, parts: StoreDialect) {
+    super(db, parts);
     this.dialect = parts.name;
-  }
-
-  /**
-   * Forward-only migrations with Kysely's Migrator, which holds a database-wide
-   * lock while it applies them (pg_advisory_lock on PostgreSQL, GET_LOCK on
-   * MariaDB, BEGIN IMMEDIATE on SQLite — see dialects/sqlite/sqlite-dialect.ts): when several
-   * nodes start at once, one migrates and the others find nothing pending.
-   */
-  async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.parts) });
-    const { error } = await migrator.migrateToLatest();
-    if (error !== undefined) {
-      throw new Error(
-        `DATABASE_URL ${this.parts.target}: cannot migrate the database: ${describeError(error)}`,
-        { cause: error },
-      );
-    }
-    // The tables exist now; young tables need statistics sooner than autovacuum gives them.
-    if (this.parts.name === "postgres" && this.statsKeeper === undefined) {
-      this.statsKeeper = startStatsKeeper(this.db as Kysely<unknown>);
-    }
-  }
-
-  private runs: SqlRunStore | undefined;
-
-  /** The durable runs' store over the same pool (on SQLite: the same connection). */
-  runStore(): SqlRunStore {
-    return (this.runs ??= new SqlRunStore(this.db, this.parts));
   }
 
   /** Rolls back when fn throws and rethrows fn's own error, not a rollback failure. */
@@ -147,15 +111,6 @@ export class SqlStore extends SqlReads implements Store {
     counts[c.patch.status] += 1;
     return { counts, closed: Number(row.closed) > 0, joined: Number(row.joined) > 0 };
   }
-
-  async ping(): Promise<void> {
-    await sql`select 1`.execute(this.db);
-  }
-
-  async close(): Promise<void> {
-    this.statsKeeper?.stop();
-    await this.db.destroy();
-  }
 }
 
 /** The rows `assignUnderRoot` writes, once the root is known. */
@@ -187,23 +142,4 @@ function referralRows(a: ReferralUnderRoot, root: Instance): { referral: Instanc
     }),
   );
   return { referral, tasks };
-}
-
-/**
- * pg reports "connect to localhost" failures as an AggregateError (one per
- * resolved address: ::1 and 127.0.0.1) whose own message is empty.
- */
-function describeError(error: unknown): string {
-  // The driver's own error says what failed (e.g. ECONNREFUSED); ours only that it is retryable.
-  if (isUnavailable(error) && error.cause !== undefined) return describeError(error.cause);
-  if (error instanceof AggregateError) {
-    const inner = error.errors.map(describeError);
-    return [...new Set(inner)].join("; ") || "connection failed";
-  }
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    if (error.message !== "") return error.message;
-    return typeof code === "string" ? code : error.name;
-  }
-  return String(error);
 }
