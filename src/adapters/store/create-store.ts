@@ -3,14 +3,14 @@
  * tools and tests that need no run store. Composition roots use openDatabase.
  * Constructing a store never connects; the first query (normally migrate()) does.
  */
-import type { Store } from "../../engine/ports.ts";
+import type { SqlTaskStore } from "./task-store/sql-task-store.ts";
 import { openDatabase, type Database, type DatabaseLifecycle } from "./open-database.ts";
 
 export { dialectFor, type StoreOptions } from "./open-database.ts";
 import type { StoreOptions } from "./open-database.ts";
 
 /** A human-task store that also migrates, pings and closes its database. */
-export type StandaloneStore = Store & DatabaseLifecycle;
+export type StandaloneStore = SqlTaskStore & DatabaseLifecycle;
 
 export function createStore(databaseUrl: string, options?: StoreOptions): StandaloneStore {
   return withLifecycle(openDatabase(databaseUrl, options));

@@ -4,9 +4,10 @@
  * PostgreSQL, the LISTEN wake-ups. The stores share the connection and know
  * nothing of each other: this file is the only place that builds both.
  *
- * What differs per backend is decided here, once, from the URL's backend:
- * which strategy the human-task store uses (one statement per command on
- * PostgreSQL, a locked transaction elsewhere), whether wake-ups exist, and the
+ * What differs per backend as a whole is decided here, once, from the URL's
+ * backend: which strategy the human-task store uses (task-store/pg-task-store.ts:
+ * one statement per command on PostgreSQL; task-store/sql-task-store.ts: a
+ * locked transaction elsewhere), whether wake-ups exist, and the
  * PostgreSQL-only maintenance after migrating (pg-stats-keeper.ts).
  *
  * Opening never connects; the first query (normally migrate()) does.
@@ -27,7 +28,8 @@ import { migrationProvider } from "./migrations/migration-provider.ts";
 import { startStatsKeeper, type StatsKeeper } from "./pg-stats-keeper.ts";
 import { pgWakeups } from "./run-store/pg-wakeups.ts";
 import { SqlRunStore } from "./run-store/sql-run-store.ts";
-import { SqlStore } from "./sql-store.ts";
+import { PgTaskStore } from "./task-store/pg-task-store.ts";
+import { SqlTaskStore } from "./task-store/sql-task-store.ts";
 
 export interface StoreOptions {
   /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
@@ -53,7 +55,7 @@ export interface DatabaseLifecycle {
 export interface Database extends DatabaseLifecycle {
   readonly backend: StoreDialectName;
   /** The human-task store. */
-  readonly tasks: SqlStore;
+  readonly tasks: SqlTaskStore;
   /** The durable runs' store, over the same connection. */
   readonly runs: RunStore;
   /** LISTEN/NOTIFY wake-ups on PostgreSQL; undefined elsewhere (workers poll). */
@@ -89,7 +91,7 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
   let maintenance: StatsKeeper | undefined;
   return {
     backend,
-    tasks: new SqlStore(db, parts),
+    tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
     runs: new SqlRunStore(db, parts),
     wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
     async migrate() {

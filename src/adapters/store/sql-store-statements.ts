@@ -16,11 +16,11 @@
  */
 import { CompiledQuery, type Selectable } from "kysely";
 import type { InstancesTable } from "./db-schema.ts";
-import type { OneStatementCompletion, ReferralUnderRoot } from "../../engine/ports.ts";
+import type { AssignUnderRoot, CompletionPlan } from "../../engine/ports.ts";
 import { instanceToRow, taskPatchToRow } from "./row-mapping.ts";
 
 /**
- * See SqlStore.assignUnderRootInOneStatement. The root's UPDATE is the row lock;
+ * See PgTaskStore.assign. The root's UPDATE is the row lock;
  * the inserts select from its RETURNING, so without a running root nothing is
  * written. Tasks come as arrays: one text for any number of them.
  */
@@ -51,7 +51,7 @@ const ASSIGN_UNDER_ROOT = `
   )
   select * from r`;
 
-export function assignUnderRoot(a: ReferralUnderRoot): CompiledQuery<Selectable<InstancesTable>> {
+export function assignUnderRoot(a: AssignUnderRoot): CompiledQuery<Selectable<InstancesTable>> {
   const r = a.referral;
   return CompiledQuery.raw(ASSIGN_UNDER_ROOT, [
     a.tenantId,
@@ -74,7 +74,7 @@ export function assignUnderRoot(a: ReferralUnderRoot): CompiledQuery<Selectable<
 type ClaimerCondition = "none" | "null" | "equals";
 
 /**
- * See SqlStore.completeInOneStatement for the lock order and why each part reads
+ * See the comment above completeTask for the lock order and why each part reads
  * what it reads. Four variants (claimer condition × running root), each built
  * once; the claimer's parameter, when there is one, is the last ($36).
  */
@@ -161,7 +161,7 @@ export interface CompletionRow {
   joined: number | string;
 }
 
-export function completeTask(c: OneStatementCompletion): CompiledQuery<CompletionRow> {
+export function completeTask(c: CompletionPlan): CompiledQuery<CompletionRow> {
   const t = c.task;
   const p = taskPatchToRow(c.patch);
   const claimer: ClaimerCondition =
@@ -207,5 +207,6 @@ export function completeTask(c: OneStatementCompletion): CompiledQuery<Completio
     jt.map((x) => x.createdAt),
   ];
   if (claimer === "equals") values.push(t.claimedBy);
-  return CompiledQuery.raw(completionTextOf(claimer, c.requireRunningRoot), values);
+  // Only a join needs a running root: without one a completion under a completed root is fine.
+  return CompiledQuery.raw(completionTextOf(claimer, j !== null), values);
 }

@@ -9,14 +9,11 @@ import type { Definition } from "../../domain/definition.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { StoreTx } from "../../engine/ports.ts";
-import type { Selectable } from "kysely";
-import type { StoreSchema, TasksTable } from "./db-schema.ts";
+import type { StoreSchema } from "./db-schema.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import {
-  instanceFromPrefixedRow,
   instanceFromRow,
   instanceToRow,
-  INSTANCE_COLUMNS_AS,
   taskFromRow,
   taskPatchToRow,
   taskToRow,
@@ -40,8 +37,6 @@ const openIfNotStarted = sql<
 >`case when ${sql.ref("status")} = 'running' and ${sql.ref(
   "process_state",
 )} = 'notStarted' then 'open' else ${sql.ref("process_state")} end`;
-
-type StatusKey = "n_open" | "n_claimed" | "n_done" | "n_cancelled";
 
 export class SqlStoreTx extends SqlReads implements StoreTx {
   constructor(
@@ -121,41 +116,6 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
   }
 
   /**
-   * PostgreSQL: `FOR UPDATE OF r` locks the root row only, so one join reads the
-   * task and locks its root. SQLite has no row locks. MariaDB has no `OF`: its
-   * locking join locks every row it reads, in the order it reads them, so
-   * `STRAIGHT_JOIN` fixes that order — the root (found through a non-locking
-   * subquery), then the task, as lockRootOf followed by lockTask would.
-   */
-  async lockRootWithTask(
-    tenantId: string,
-    taskId: string,
-  ): Promise<{ root: Instance; task: Task } | undefined> {
-    if (this.parts.rowLocks && !this.parts.lockOfTable) {
-      if (!this.parts.straightJoin) {
-        const root = await this.lockRootOf(tenantId, { taskId });
-        const task = root && (await this.lockTask(tenantId, taskId));
-        return root && task && { root, task };
-      }
-      const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
-        select straight_join t.*, ${INSTANCE_COLUMNS_AS} from instances r
-        join tasks t on t.tenant_id = r.tenant_id and t.id = ${taskId}
-        where r.tenant_id = ${tenantId}
-          and r.id = (select root_instance_id from tasks where tenant_id = ${tenantId} and id = ${taskId})
-        for update`.execute(this.trx);
-      const row = rows[0];
-      return row && { root: instanceFromPrefixedRow(row), task: taskFromRow(row) };
-    }
-    const lock = this.parts.rowLocks ? sql` for update of r` : sql``;
-    const { rows } = await sql<Selectable<TasksTable> & Record<string, unknown>>`
-      select t.*, ${INSTANCE_COLUMNS_AS} from tasks t
-      join instances r on r.tenant_id = t.tenant_id and r.id = t.root_instance_id
-      where t.tenant_id = ${tenantId} and t.id = ${taskId}${lock}`.execute(this.trx);
-    const row = rows[0];
-    return row && { root: instanceFromPrefixedRow(row), task: taskFromRow(row) };
-  }
-
-  /**
    * With UPDATE … RETURNING the write is the lock: an UPDATE row-locks the root
    * (FOR NO KEY UPDATE, which conflicts with the FOR UPDATE of a completion and
    * with another assignment's UPDATE), so assignments and completions in one tree
@@ -185,11 +145,11 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
   }
 
   /**
-   * PostgreSQL: the conditional UPDATE and the count of the instance's other
-   * tasks in one statement. The count reads the statement's snapshot, taken
-   * after the caller's root lock was granted, so it sees every completion that
-   * committed before; the updated task is counted from the patch (a CTE's read
-   * does not see the same statement's write).
+   * Conditional write for a completion: applies `patch` only while the task's
+   * status is still `task.status` and — when that is `claimed` — its claimer is
+   * still `task.claimedBy`. Undefined when the condition failed. With `count`,
+   * also the task counts of its instance after the write (read after it, under
+   * the caller's root lock), else `counts` is null.
    */
   async completeTask(
     tenantId: string,
@@ -198,39 +158,6 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
     count: boolean,
   ): Promise<{ counts: StatusCounts | null } | undefined> {
     const set = taskPatchToRow(patch);
-    const claimer =
-      task.status !== "claimed"
-        ? sql``
-        : task.claimedBy === null
-          ? sql` and claimed_by is null`
-          : sql` and claimed_by = ${task.claimedBy}`;
-    if (this.parts.writableCte && count) {
-      const { rows } = await sql<Record<StatusKey, number | string>>`
-        with u as (
-          update tasks set status = ${set.status}, completed_by = ${set.completed_by},
-            completed_at = ${set.completed_at}, vars = ${set.vars}
-          where tenant_id = ${tenantId} and id = ${task.id} and status = ${task.status}${claimer}
-          returning id
-        )
-        select
-          coalesce(sum(case when t.status = 'open' then 1 else 0 end), 0) as n_open,
-          coalesce(sum(case when t.status = 'claimed' then 1 else 0 end), 0) as n_claimed,
-          coalesce(sum(case when t.status = 'done' then 1 else 0 end), 0) as n_done,
-          coalesce(sum(case when t.status = 'cancelled' then 1 else 0 end), 0) as n_cancelled
-        from u left join tasks t
-          on t.tenant_id = ${tenantId} and t.instance_id = ${task.instanceId} and t.id <> u.id
-        group by u.id`.execute(this.trx);
-      const r = rows[0];
-      if (!r) return undefined;
-      const counts: StatusCounts = {
-        open: Number(r.n_open),
-        claimed: Number(r.n_claimed),
-        done: Number(r.n_done),
-        cancelled: Number(r.n_cancelled),
-      };
-      counts[patch.status] += 1;
-      return { counts };
-    }
     const r = await this.trx
       .updateTable("tasks")
       .set(set)
@@ -318,6 +245,19 @@ export class SqlStoreTx extends SqlReads implements StoreTx {
       .where("tenant_id", "=", tenantId)
       .where("id", "=", id)
       .where("status", "in", [...from])
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** Reopens the task only while it is claimed by `claimedBy`. True when it did. */
+  async releaseTask(tenantId: string, id: string, claimedBy: string): Promise<boolean> {
+    const r = await this.trx
+      .updateTable("tasks")
+      .set({ status: "open", claimed_by: null, claimed_at: null })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .where("status", "=", lit("claimed"))
+      .where("claimed_by", "=", claimedBy)
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
   }
