@@ -24,7 +24,7 @@ import { newId } from "../../src/domain/ids.ts";
 import type { Instance, ProcessState } from "../../src/domain/instance.ts";
 import type { Task, TaskStatus } from "../../src/domain/task.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
-import type { SqlStoreTx } from "../../src/adapters/store/sql-store-tx.ts";
+import type { TaskTx } from "../../src/adapters/store/task-store/task-tx.ts";
 import {
   backendTestOptions,
   backends,
@@ -34,7 +34,7 @@ import {
 
 /** The SQL adapter: the TaskStore port, and its transaction for fixtures and its own statements. */
 type Store = StandaloneStore;
-type StoreTx = SqlStoreTx;
+type StoreTx = TaskTx;
 
 const A = "tenant-a";
 const B = "tenant-b";

@@ -19,7 +19,8 @@ import type {
   TaskStore,
 } from "../../../engine/ports.ts";
 import { instanceFromRow } from "../row-mapping.ts";
-import * as statements from "../sql-store-statements.ts";
+import { assignUnderRoot } from "./sql/assign-under-root.ts";
+import { completeTask } from "./sql/complete-task.ts";
 import { jsonCopy, OpenTaskCache } from "./open-task-cache.ts";
 import { factsOf, referralRows, SqlTaskStore } from "./sql-task-store.ts";
 import { TreeTurns } from "./tree-turns.ts";
@@ -42,7 +43,7 @@ export class PgTaskStore extends SqlTaskStore {
    * root nothing is written.
    */
   override async assign(plan: AssignUnderRoot): Promise<Instance | undefined> {
-    const { rows } = await this.db.executeQuery(statements.assignUnderRoot(plan));
+    const { rows } = await this.db.executeQuery(assignUnderRoot(plan));
     const root = rows[0] && instanceFromRow(rows[0]);
     if (root) this.remember(referralRows(plan, root)); // committed by now
     return root;
@@ -59,7 +60,7 @@ export class PgTaskStore extends SqlTaskStore {
       return this.remembered(plan, await super.complete(plan));
     }
     const { rows } = await this.turns.run(tenantId, task.rootInstanceId, () =>
-      this.db.executeQuery(statements.completeTask(plan)),
+      this.db.executeQuery(completeTask(plan)),
     );
     const row = rows[0];
     if (!row || Number(row.updated) === 0) return this.remembered(plan, await super.complete(plan));

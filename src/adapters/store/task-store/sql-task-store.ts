@@ -26,7 +26,7 @@ import type {
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { SqlReads } from "../sql-reads.ts";
-import { SqlStoreTx } from "../sql-store-tx.ts";
+import { TaskTx } from "./task-tx.ts";
 
 /** Thrown inside a completion's transaction to roll it back: its join or `next` met a completed root. */
 class RootCompleted extends Error {}
@@ -37,10 +37,10 @@ export class SqlTaskStore extends SqlReads implements Store {
   }
 
   /** Rolls back when fn throws and rethrows fn's own error, not a rollback failure. */
-  async transaction<T>(fn: (tx: SqlStoreTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
     const trx = await this.db.startTransaction().execute();
     try {
-      const result = await fn(new SqlStoreTx(trx, this.parts));
+      const result = await fn(new TaskTx(trx, this.parts));
       await trx.commit().execute();
       return result;
     } catch (error) {
@@ -55,8 +55,8 @@ export class SqlTaskStore extends SqlReads implements Store {
   }
 
   /** No BEGIN/COMMIT, for a command that is one statement: each runs on whichever pooled connection is free. */
-  protected get autocommit(): SqlStoreTx {
-    return new SqlStoreTx(this.db, this.parts);
+  protected get autocommit(): TaskTx {
+    return new TaskTx(this.db, this.parts);
   }
 
   async findTaskToComplete(
@@ -157,7 +157,7 @@ export class SqlTaskStore extends SqlReads implements Store {
 }
 
 /** Inserts a referral under the (locked) root, or rolls the transaction back when it is completed. */
-async function insertUnder(tx: SqlStoreTx, root: Instance, rows: NewReferral): Promise<true> {
+async function insertUnder(tx: TaskTx, root: Instance, rows: NewReferral): Promise<true> {
   if (root.status !== "running") throw new RootCompleted();
   await tx.insertReferral(rows.referral, rows.tasks);
   // A root with tasks is past `notStarted`; checked all the same.

@@ -1,16 +1,20 @@
 /**
- * StoreTx: the writes, inside one Kysely transaction. Transitions are single
- * conditional UPDATEs whose affected-row count says who won, so two racing
- * transactions can never both succeed even without a prior lock.
+ * The locked transaction's statements (sql-task-store.ts), one operation per
+ * method, over a Kysely transaction — or over the pool where a command is one
+ * statement and each commits on its own. Transitions are single conditional
+ * UPDATEs whose affected-row count says who won, so two racing transactions
+ * can never both succeed even without a prior lock. Where a backend can save a
+ * round trip (UPDATE … RETURNING, a writable CTE) a method says so; the
+ * commands' semantics never depend on it.
  */
 import { sql, type Kysely, type Transaction } from "kysely";
-import type { StatusCounts } from "../../domain/completion.ts";
-import type { Definition } from "../../domain/definition.ts";
-import type { Instance, ProcessState } from "../../domain/instance.ts";
-import type { Task, TaskStatus } from "../../domain/task.ts";
-import type { StoreTx } from "../../engine/ports.ts";
-import type { StoreSchema } from "./db-schema.ts";
-import type { StoreDialect } from "./dialects/store-dialect.ts";
+import type { StatusCounts } from "../../../domain/completion.ts";
+import type { Definition } from "../../../domain/definition.ts";
+import type { Instance, ProcessState } from "../../../domain/instance.ts";
+import type { Task, TaskStatus } from "../../../domain/task.ts";
+import type { StoreTx } from "../../../engine/ports.ts";
+import type { StoreSchema } from "../db-schema.ts";
+import type { StoreDialect } from "../dialects/store-dialect.ts";
 import {
   instanceFromRow,
   instanceToRow,
@@ -18,19 +22,15 @@ import {
   taskPatchToRow,
   taskToRow,
   type TaskPatch,
-} from "./row-mapping.ts";
-import { lit, SqlReads } from "./sql-reads.ts";
-import { ensureDefinition } from "./sql/ensure-definition.ts";
+} from "../row-mapping.ts";
+import { lit, SqlReads } from "../sql-reads.ts";
+import { ensureDefinition } from "../sql/ensure-definition.ts";
 
 /** A completed root is in process state 'closed'; referrals have no process state. */
 const closedIfRoot = sql<
   string | null
 >`case when ${sql.ref("process_state")} is null then null else 'closed' end`;
 
-/**
- * Over a transaction normally; over the pool for `Store.autocommit`, where each
- * statement commits on its own.
- */
 /** A root that gets its first referral leaves `notStarted`; anything else is kept. */
 const openIfNotStarted = sql<
   string | null
@@ -38,7 +38,7 @@ const openIfNotStarted = sql<
   "process_state",
 )} = 'notStarted' then 'open' else ${sql.ref("process_state")} end`;
 
-export class SqlStoreTx extends SqlReads implements StoreTx {
+export class TaskTx extends SqlReads implements StoreTx {
   constructor(
     private readonly trx: Transaction<StoreSchema> | Kysely<StoreSchema>,
     parts: StoreDialect,
