@@ -1,8 +1,16 @@
 /**
- * The Store port's contract, run unchanged against every backend (the Hono
+ * The TaskStore port's contract, run unchanged against every backend (the Hono
  * `common.case.test.ts` pattern): `registerStoreCases(backend)` registers the
- * cases, the loop at the bottom runs them once per backend. Real servers only;
- * every test gets its own fresh database from test/support/backends.ts.
+ * cases, the loop at the bottom runs them once per backend — PgTaskStore on
+ * PostgreSQL, SqlTaskStore (the locked transaction) on MariaDB and SQLite.
+ * Real servers only; every test gets its own fresh database from
+ * test/support/backends.ts.
+ *
+ * Fixtures are written through the SQL adapter's own transaction (TaskTx), as
+ * are the cases of its statements that the commands are made of ("the locked
+ * transaction's combined writes", conditional updates, joins, locks). The one
+ * skip says why: SQLite serialises whole transactions, so a lock wait cannot
+ * be observed there.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

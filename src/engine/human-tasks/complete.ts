@@ -87,8 +87,9 @@ export async function completeAndEnd(
   assertStorableText(req.vars, "vars");
   const now = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
-    const task = await deps.store.getTask(ctx.tenantId, taskId);
-    if (!task) throw notFound("task", taskId);
+    const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
+    if (!found) throw notFound("task", taskId);
+    const { task } = found;
     assertCanComplete(task, ctx.actorId);
     const patch = {
       status: "done" as const,

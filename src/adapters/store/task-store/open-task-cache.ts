@@ -14,7 +14,9 @@ export interface OpenTaskEntry {
  * User tasks this store has just inserted (by an assignment or a join that
  * committed here), with their referral, so that `findTaskToComplete` needs no
  * read: on PostgreSQL a completion is then one statement instead of a read
- * plus one statement (a REST cycle of 3 completes: 9 statements → 6).
+ * plus one statement (a REST cycle of 3 completes: 9 statements → 6); in the
+ * locked transaction (MariaDB, SQLite) it saves the read the engine plans from,
+ * which that path did inside its transaction before the port had commands.
  *
  * Why this is safe: every field kept here is fixed when the rows are inserted —
  * nothing in the store updates a task's instance, root, definition, assignee or

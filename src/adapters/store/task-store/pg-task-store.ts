@@ -5,36 +5,20 @@
  * the same conditional writes as the locked transaction (sql-task-store.ts),
  * which still decides every case one statement cannot settle.
  *
- * Two things exist only to feed these statements, and so live here: the
- * OpenTaskCache (a task inserted here is completed without a read first) and
- * TreeTurns (one completion statement per tree at a time in this process).
+ * TreeTurns (one completion statement per tree at a time in this process)
+ * exists only to feed these statements, and so lives here.
  */
 import type { StatusCounts } from "../../../domain/completion.ts";
 import type { Instance } from "../../../domain/instance.ts";
-import type {
-  AssignUnderRoot,
-  CompletionOutcome,
-  CompletionPlan,
-  NewReferral,
-  TaskStore,
-} from "../../../engine/ports.ts";
+import type { AssignUnderRoot, CompletionOutcome, CompletionPlan } from "../../../engine/ports.ts";
 import { instanceFromRow } from "../row-mapping.ts";
 import { assignUnderRoot } from "./sql/assign-under-root.ts";
 import { completeTask } from "./sql/complete-task.ts";
-import { jsonCopy, OpenTaskCache } from "./open-task-cache.ts";
-import { factsOf, referralRows, SqlTaskStore } from "./sql-task-store.ts";
+import { referralRows, SqlTaskStore } from "./sql-task-store.ts";
 import { TreeTurns } from "./tree-turns.ts";
 
 export class PgTaskStore extends SqlTaskStore {
-  private readonly openTasks = new OpenTaskCache();
   private readonly turns = new TreeTurns();
-
-  override async findTaskToComplete(
-    tenantId: string,
-    taskId: string,
-  ): ReturnType<TaskStore["findTaskToComplete"]> {
-    return this.openTasks.take(tenantId, taskId) ?? super.findTaskToComplete(tenantId, taskId);
-  }
 
   /**
    * The root's UPDATE is the row lock (it waits for a completion or another
@@ -57,13 +41,14 @@ export class PgTaskStore extends SqlTaskStore {
   override async complete(plan: CompletionPlan): Promise<CompletionOutcome> {
     const { tenantId, task } = plan;
     if (plan.next !== null || task.instanceId === task.rootInstanceId) {
-      return this.remembered(plan, await super.complete(plan));
+      return this.remembered(plan, await this.completeLocked(plan));
     }
     const { rows } = await this.turns.run(tenantId, task.rootInstanceId, () =>
       this.db.executeQuery(completeTask(plan)),
     );
     const row = rows[0];
-    if (!row || Number(row.updated) === 0) return this.remembered(plan, await super.complete(plan));
+    if (!row || Number(row.updated) === 0)
+      return this.remembered(plan, await this.completeLocked(plan));
     const counts: StatusCounts = {
       open: Number(row.n_open),
       claimed: Number(row.n_claimed),
@@ -87,22 +72,5 @@ export class PgTaskStore extends SqlTaskStore {
       closed = true;
     }
     return this.remembered(plan, { written: true, counts, closed, joined });
-  }
-
-  /** The join's tasks, once committed, are remembered like an assignment's. */
-  private remembered(plan: CompletionPlan, r: CompletionOutcome): CompletionOutcome {
-    if (r.written && r.joined && plan.join) this.remember(plan.join);
-    if (r.written && plan.next) this.remember(plan.next);
-    return r;
-  }
-
-  /** Only after the rows are committed: a rolled-back task must not be found here. */
-  private remember(rows: NewReferral): void {
-    // As the row holds it (JSON), and no alias of the caller's object.
-    const referral = {
-      ...factsOf(rows.referral),
-      onAllCompleted: jsonCopy(rows.referral.onAllCompleted),
-    };
-    for (const task of rows.tasks) this.openTasks.put({ task, referral });
   }
 }

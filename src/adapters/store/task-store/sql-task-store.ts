@@ -26,12 +26,16 @@ import type {
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { SqlReads } from "../sql-reads.ts";
+import { jsonCopy, OpenTaskCache } from "./open-task-cache.ts";
 import { TaskTx } from "./task-tx.ts";
 
 /** Thrown inside a completion's transaction to roll it back: its join or `next` met a completed root. */
 class RootCompleted extends Error {}
 
 export class SqlTaskStore extends SqlReads implements Store {
+  /** User tasks inserted here, so completing one needs no read (see open-task-cache.ts). */
+  private readonly openTasks = new OpenTaskCache();
+
   constructor(db: Kysely<StoreSchema>, parts: StoreDialect) {
     super(db, parts);
   }
@@ -59,10 +63,13 @@ export class SqlTaskStore extends SqlReads implements Store {
     return new TaskTx(this.db, this.parts);
   }
 
+  /** From the open-task cache when this store inserted the task, else one read. */
   async findTaskToComplete(
     tenantId: string,
     taskId: string,
   ): ReturnType<TaskStore["findTaskToComplete"]> {
+    const known = this.openTasks.take(tenantId, taskId);
+    if (known !== undefined) return known;
     const found = await this.getTaskWithInstance(tenantId, taskId);
     return found && { task: found.task, referral: found.instance };
   }
@@ -86,9 +93,13 @@ export class SqlTaskStore extends SqlReads implements Store {
     return this.transaction(async (tx) => {
       const root = await tx.lockRootForAssignment(plan.tenantId, plan.parentInstanceId);
       if (!root || root.status !== "running") return undefined;
-      const { referral, tasks } = referralRows(plan, root);
-      await tx.insertReferral(referral, tasks);
-      return root;
+      const rows = referralRows(plan, root);
+      await tx.insertReferral(rows.referral, rows.tasks);
+      return { root, rows };
+    }).then((r) => {
+      if (r === undefined) return undefined;
+      this.remember(r.rows); // committed by now
+      return r.root;
     });
   }
 
@@ -117,6 +128,10 @@ export class SqlTaskStore extends SqlReads implements Store {
    * under the locked root — or a rollback, when it is completed.
    */
   async complete(plan: CompletionPlan): Promise<CompletionOutcome> {
+    return this.remembered(plan, await this.completeLocked(plan));
+  }
+
+  protected async completeLocked(plan: CompletionPlan): Promise<CompletionOutcome> {
     try {
       return await this.transaction(async (tx): Promise<CompletionOutcome> => {
         const { tenantId, task } = plan;
@@ -140,6 +155,21 @@ export class SqlTaskStore extends SqlReads implements Store {
       if (e instanceof RootCompleted) return { written: false, because: "root" };
       throw e;
     }
+  }
+
+  /** The join's or `next`'s tasks, once committed, are remembered like an assignment's. */
+  protected remembered(plan: CompletionPlan, r: CompletionOutcome): CompletionOutcome {
+    if (r.written && r.joined && plan.join) this.remember(plan.join);
+    if (r.written && plan.next) this.remember(plan.next);
+    return r;
+  }
+
+  /** Only after the rows are committed: a rolled-back task must not be found here. */
+  protected remember(rows: NewReferral): void {
+    // As the row holds it (JSON), and no alias of the caller's object.
+    const onAllCompleted = jsonCopy(rows.referral.onAllCompleted);
+    const referral = { ...factsOf(rows.referral), onAllCompleted };
+    for (const task of rows.tasks) this.openTasks.put({ task, referral });
   }
 
   async completeAndEnd(plan: TaskAsRead): ReturnType<TaskStore["completeAndEnd"]> {
