@@ -1,20 +1,18 @@
 /**
- * The locked transaction's statements (sql-task-store.ts), one operation per
- * method, over a Kysely transaction — or over the pool where a command is one
+ * The locked transaction's statements (sql-task-store.ts) that insert, lock
+ * and claim, one operation per method (those that finish a task, a referral or
+ * a tree are in finish-tx.ts), over a Kysely transaction — or over the pool where a command is one
  * statement and each commits on its own. Transitions are single conditional
  * UPDATEs whose affected-row count says who won, so two racing transactions
  * can never both succeed even without a prior lock. Where a backend can save a
  * round trip (UPDATE … RETURNING, a writable CTE) a method says so; the
  * commands' semantics never depend on it.
  */
-import { sql, type Kysely, type Transaction } from "kysely";
-import type { StatusCounts } from "../../../domain/completion.ts";
+import { sql } from "kysely";
 import type { Definition } from "../../../domain/definition.ts";
-import type { Instance, ProcessState } from "../../../domain/instance.ts";
+import type { Instance } from "../../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../../domain/task.ts";
 import type { StoreTx } from "../../../engine/ports.ts";
-import type { StoreSchema } from "../db-schema.ts";
-import type { StoreDialect } from "../dialects/store-dialect.ts";
 import {
   instanceFromRow,
   instanceToRow,
@@ -23,13 +21,9 @@ import {
   taskToRow,
   type TaskPatch,
 } from "../row-mapping.ts";
-import { lit, SqlReads } from "../sql-reads.ts";
+import { lit } from "../sql-reads.ts";
+import { FinishTx } from "./finish-tx.ts";
 import { ensureDefinition } from "../sql/ensure-definition.ts";
-
-/** A completed root is in process state 'closed'; referrals have no process state. */
-const closedIfRoot = sql<
-  string | null
->`case when ${sql.ref("process_state")} is null then null else 'closed' end`;
 
 /** A root that gets its first referral leaves `notStarted`; anything else is kept. */
 const openIfNotStarted = sql<
@@ -38,14 +32,7 @@ const openIfNotStarted = sql<
   "process_state",
 )} = 'notStarted' then 'open' else ${sql.ref("process_state")} end`;
 
-export class TaskTx extends SqlReads implements StoreTx {
-  constructor(
-    private readonly trx: Transaction<StoreSchema> | Kysely<StoreSchema>,
-    parts: StoreDialect,
-  ) {
-    super(trx, parts);
-  }
-
+export class TaskTx extends FinishTx implements StoreTx {
   /** See sql/ensure-definition.ts. */
   ensureDefinition(d: Definition): Promise<Definition> {
     return ensureDefinition(this.trx, this.parts, d);
@@ -144,74 +131,6 @@ export class TaskTx extends SqlReads implements StoreTx {
     return { ...root, processState: "open" };
   }
 
-  /**
-   * Conditional write for a completion: applies `patch` only while the task's
-   * status is still `task.status` and — when that is `claimed` — its claimer is
-   * still `task.claimedBy`. Undefined when the condition failed. With `count`,
-   * also the task counts of its instance after the write (read after it, under
-   * the caller's root lock), else `counts` is null.
-   */
-  async completeTask(
-    tenantId: string,
-    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
-    patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">,
-    count: boolean,
-  ): Promise<{ counts: StatusCounts | null } | undefined> {
-    const set = taskPatchToRow(patch);
-    const r = await this.trx
-      .updateTable("tasks")
-      .set(set)
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", task.id)
-      .where("status", "=", task.status)
-      .$if(task.status === "claimed", (q) =>
-        task.claimedBy === null
-          ? q.where("claimed_by", "is", null)
-          : q.where("claimed_by", "=", task.claimedBy),
-      )
-      .executeTakeFirst();
-    if (r.numUpdatedRows === 0n) return undefined;
-    return { counts: count ? await this.countTasksByStatus(tenantId, task.instanceId) : null };
-  }
-
-  /**
-   * The usual case is one write: the referral goes from running to completed
-   * and, if it has an onAllCompleted, takes joined_at in the same UPDATE — the
-   * `joined_at IS NULL` condition is what makes the join happen once. Anything
-   * else (already completed, already joined) takes the step-by-step path.
-   */
-  async closeReferral(
-    tenantId: string,
-    referralId: string,
-    at: number,
-  ): Promise<{ referral: Instance; joined: boolean } | undefined> {
-    const update = this.trx
-      .updateTable("instances")
-      .set({
-        status: "completed",
-        completed_at: at,
-        process_state: closedIfRoot,
-        joined_at: sql<number>`case when ${sql.ref("on_all_completed")} is null then ${sql.ref("joined_at")} else ${at} end`,
-      })
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", referralId)
-      .where("status", "<>", lit("completed"))
-      .where("joined_at", "is", null);
-    if (this.parts.updateReturning) {
-      const row = await update.returningAll().executeTakeFirst();
-      if (row) return { referral: instanceFromRow(row), joined: row.on_all_completed !== null };
-    } else if ((await update.executeTakeFirst()).numUpdatedRows > 0n) {
-      const referral = await this.getInstance(tenantId, referralId);
-      return referral && { referral, joined: referral.onAllCompleted !== null };
-    }
-    await this.completeInstance(tenantId, referralId, at);
-    const referral = await this.getInstance(tenantId, referralId);
-    if (!referral) return undefined;
-    const joined =
-      referral.onAllCompleted !== null && (await this.markJoined(tenantId, referralId, at));
-    return { referral: joined ? { ...referral, joinedAt: at } : referral, joined };
-  }
-
   /** PostgreSQL: `WITH i AS (INSERT INTO instances …) INSERT INTO tasks …`, one round trip. */
   async insertReferral(referral: Instance, tasks: Task[]): Promise<void> {
     if (!this.parts.writableCte || tasks.length === 0) {
@@ -260,67 +179,5 @@ export class TaskTx extends SqlReads implements StoreTx {
       .where("claimed_by", "=", claimedBy)
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
-  }
-
-  async completeInstance(tenantId: string, id: string, at: number): Promise<void> {
-    await this.trx
-      .updateTable("instances")
-      .set({ status: "completed", completed_at: at, process_state: closedIfRoot })
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", id)
-      .where("status", "<>", lit("completed"))
-      .execute();
-  }
-
-  async setProcessState(tenantId: string, rootId: string, state: ProcessState): Promise<void> {
-    await this.trx
-      .updateTable("instances")
-      .set({ process_state: state })
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", rootId)
-      .execute();
-  }
-
-  async markJoined(tenantId: string, instanceId: string, at: number): Promise<boolean> {
-    const r = await this.trx
-      .updateTable("instances")
-      .set({ joined_at: at })
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", instanceId)
-      .where("joined_at", "is", null)
-      .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
-  }
-
-  /** A cancelled task is finished: completed_at records when (completed_by stays null). */
-  async cancelOpenTasksOfRoot(
-    tenantId: string,
-    rootId: string,
-    exceptTaskId: string,
-    at: number,
-  ): Promise<number> {
-    const r = await this.trx
-      .updateTable("tasks")
-      .set({ status: "cancelled", completed_at: at })
-      .where("tenant_id", "=", tenantId)
-      .where("root_instance_id", "=", rootId)
-      .where("status", "in", [lit("open"), lit("claimed")])
-      .where("id", "<>", exceptTaskId)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows);
-  }
-
-  async completeTree(tenantId: string, rootId: string, at: number): Promise<void> {
-    // A root's root_instance_id is itself, so this covers the root too; already
-    // completed instances keep their completed_at.
-    await this.trx
-      .updateTable("instances")
-      .set({ status: "completed", completed_at: at, process_state: closedIfRoot })
-      .where("tenant_id", "=", tenantId)
-      .where("root_instance_id", "=", rootId)
-      .where("status", "<>", lit("completed"))
-      .execute();
-    // The root may have been completed earlier without its process state closed.
-    await this.setProcessState(tenantId, rootId, "closed");
   }
 }
