@@ -6,8 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { createStore } from "./adapters/store/create-store.ts";
-import { runStoreOf, wakeupsFor } from "./adapters/store/run-store/create-run-store.ts";
+import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { humanTaskBridge, type HumanTaskBridge } from "./engine/durable/human-task-bridge.ts";
 import { WorkflowRegistry } from "./engine/durable/registry.ts";
@@ -16,7 +15,6 @@ import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
-import type { Store } from "./engine/ports.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -54,9 +52,13 @@ export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
   return registry;
 }
 
-export function createDurable(store: Store, databaseUrl: string, options: DurableWiring): Durable {
+/** The durable runtime over a database's run store (and its wake-ups, where it has them). */
+export function createDurable(
+  database: Pick<Database, "runs" | "wakeups">,
+  options: DurableWiring,
+): Durable {
   const registry = toRegistry(options.workflows);
-  const runStore = runStoreOf(store);
+  const runStore = database.runs;
   const wantWorker = options.worker ?? registry.names().length > 0;
   const workerOptions: WorkerOptions =
     wantWorker === true || wantWorker === false ? {} : wantWorker;
@@ -71,7 +73,7 @@ export function createDurable(store: Store, databaseUrl: string, options: Durabl
             ...workerOptions,
             contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
           },
-          wakeupsFor(store, databaseUrl),
+          database.wakeups,
         );
   const runs = new DurableRuns(runStore, registry, worker);
   return {
@@ -104,24 +106,27 @@ export async function startWorker(
   workflows: Record<string, unknown>,
   worker: WorkerOptions = {},
 ): Promise<{ durable: Durable; close(): Promise<void> }> {
-  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const database = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
   try {
-    await store.migrate();
+    await database.migrate();
+    const store = database.tasks;
     const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
     const humanTasks = humanTaskBridge(store, engine);
-    const durable = createDurable(store, config.databaseUrl, { workflows, worker, humanTasks });
+    const durable = createDurable(database, { workflows, worker, humanTasks });
     await durable.start();
     let closing: Promise<void> | undefined;
     const close = async () => {
       try {
         await durable.stop();
       } finally {
-        await store.close();
+        await database.close();
       }
     };
     return { durable, close: () => (closing ??= close()) };
   } catch (e) {
-    await store.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
     throw e;
   }
 }

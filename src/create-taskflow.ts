@@ -6,7 +6,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { createStore } from "./adapters/store/create-store.ts";
+import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
+import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
@@ -14,7 +15,6 @@ import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
-import type { Store } from "./engine/ports.ts";
 import { buildServer } from "./server/build-server.ts";
 
 export interface TaskflowOptions extends DurableOptions {
@@ -26,7 +26,8 @@ export interface Taskflow {
   readonly config: TaskflowConfig;
   /** The use cases, for embedding the engine in-process. */
   readonly engine: HumanTaskApi;
-  readonly store: Store;
+  /** The human-task store; its migrate/ping/close act on the whole database. */
+  readonly store: StandaloneStore;
   /** Durable runs: start, read, signal, cancel (the /v1/runs routes). */
   readonly runs: DurableRuns;
   /** The in-process worker executing runs (when workflows are registered). */
@@ -44,10 +45,13 @@ export async function createTaskflow(
   config: TaskflowConfig,
   options: TaskflowOptions = {},
 ): Promise<Taskflow> {
-  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const database = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
+  const store = database.tasks;
   const inbox = new HumanTaskEngine({ store, directory: createDirectory(config) });
   let server: FastifyInstance | undefined;
-  const durable = createDurable(store, config.databaseUrl, {
+  const durable = createDurable(database, {
     ...options,
     humanTasks: humanTaskBridge(store, inbox),
     // The worker retries on its own; the log says why runs are not progressing.
@@ -55,9 +59,7 @@ export async function createTaskflow(
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
   // Finishing a task of a run's ctx.humanTask wakes the run.
-  const engine = wakeRunsOnCompletion(inbox, store, durable.runStore, () =>
-    durable.worker?.notify(),
-  );
+  const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({
@@ -65,24 +67,24 @@ export async function createTaskflow(
       config,
       logger: options.logger,
       runs: durable.runs,
-      readiness: { store: () => store.ping() },
+      readiness: { store: () => database.ping() },
     });
-    await store.migrate();
+    await database.migrate();
     await server.ready();
     await durable.start();
   } catch (e) {
     await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
     throw e;
   }
-  return assemble(config, engine, store, server, durable);
+  return assemble(config, engine, database, server, durable);
 }
 
 function assemble(
   config: TaskflowConfig,
   engine: HumanTaskApi,
-  store: Store,
+  database: Database,
   server: FastifyInstance,
   durable: Durable,
 ): Taskflow {
@@ -92,13 +94,13 @@ function assemble(
       await server.close();
       await durable.stop();
     } finally {
-      await store.close();
+      await database.close();
     }
   };
   return {
     config,
     engine,
-    store,
+    store: withLifecycle(database),
     runs: durable.runs,
     worker: durable.worker,
     server,
@@ -111,10 +113,12 @@ function assemble(
 export async function migrateDatabase(
   config: Pick<TaskflowConfig, "databaseUrl"> & Partial<Pick<TaskflowConfig, "sqliteSynchronous">>,
 ): Promise<void> {
-  const store = createStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const database = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
   try {
-    await store.migrate();
+    await database.migrate();
   } finally {
-    await store.close();
+    await database.close();
   }
 }

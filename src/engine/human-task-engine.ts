@@ -4,11 +4,9 @@ import { claim, release } from "./human-tasks/claim.ts";
 import { complete, completeAndEnd } from "./human-tasks/complete.ts";
 import { DefinitionCache } from "./human-tasks/definition-cache.ts";
 import type { HumanTaskDeps } from "./human-tasks/deps.ts";
-import { OpenTaskCache } from "./human-tasks/open-task-cache.ts";
-import { TreeTurns } from "./human-tasks/tree-turns.ts";
 import * as q from "./human-tasks/queries.ts";
 import { startProcess } from "./human-tasks/start-process.ts";
-import type { Clock, Directory, Store } from "./ports.ts";
+import type { Clock, Directory, TaskStore } from "./ports.ts";
 
 const systemClock: Clock = { now: () => Date.now() };
 
@@ -16,13 +14,11 @@ const systemClock: Clock = { now: () => Date.now() };
 export class HumanTaskEngine implements HumanTaskApi {
   private readonly deps: HumanTaskDeps;
 
-  constructor(deps: { store: Store; directory: Directory; clock?: Clock }) {
+  constructor(deps: { store: TaskStore; directory: Directory; clock?: Clock }) {
     this.deps = {
       ...deps,
       clock: deps.clock ?? systemClock,
       definitions: new DefinitionCache(),
-      openTasks: new OpenTaskCache(),
-      treeTurns: new TreeTurns(),
     };
   }
 

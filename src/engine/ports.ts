@@ -8,8 +8,8 @@
  * - referral: the instance one AssignTo creates; its tasks are the inbox records.
  * - page: a keyset page ordered by id (ids are UUIDv7, so by creation time);
  *   `after` is the last id of the previous page.
- * - lock: a row lock held until the transaction ends (SELECT … FOR UPDATE on
- *   PostgreSQL and MariaDB; SQLite serialises whole write transactions instead).
+ * - command: one write use case handed to the store as a plan the engine built;
+ *   the store applies it atomically and conditionally and says what happened.
  */
 import type { Definition } from "../domain/definition.ts";
 import type { Instance, ProcessState } from "../domain/instance.ts";
@@ -36,7 +36,7 @@ export interface ProcessQuery extends PageQuery {
   state?: ProcessState | undefined;
 }
 
-/** Reads that need no transaction. */
+/** Reads. Each is one statement; none takes a lock. */
 export interface StoreReads {
   getDefinition(tenantId: string, key: string): Promise<Definition | undefined>;
   listDefinitions(tenantId: string, page: PageQuery): Promise<Definition[]>;
@@ -58,76 +58,147 @@ export interface StoreReads {
   listProcesses(q: ProcessQuery): Promise<Instance[]>;
 }
 
-/** Writes, inside one transaction. Reads through a StoreTx see the transaction's own writes. */
-export interface StoreTx extends StoreReads {
-  /** Inserts unless (tenant, key) exists; returns the row that is there afterwards. */
-  ensureDefinition(d: Definition): Promise<Definition>;
-  insertInstance(i: Instance): Promise<void>;
-  insertTasks(tasks: Task[]): Promise<void>;
-  /** Reads and row-locks an instance until the transaction ends. */
-  lockInstance(tenantId: string, id: string): Promise<Instance | undefined>;
+/** What a completion needs to know about a task's referral; none of it ever changes. */
+export type ReferralFacts = Pick<
+  Instance,
+  | "id"
+  | "tenantId"
+  | "definitionKey"
+  | "parentInstanceId"
+  | "rootInstanceId"
+  | "startedBy"
+  | "onAllCompleted"
+>;
+
+/** The rows of a new referral and its open tasks, built by the engine. */
+export interface NewReferral {
+  referral: Instance;
+  tasks: Task[];
+}
+
+/** `TaskStore.startProcess`: a root instance, and its definition unless it is known to exist. */
+export interface StartProcess {
+  /** Inserted unless (tenant, key) exists; the root takes the id of the row that is there. */
+  definition: Definition;
+  /** True when the definition is known to be committed (definitions are never deleted). */
+  definitionExists: boolean;
+  root: Instance;
+}
+
+/** `TaskStore.assign`: a referral and its tasks under the root of an existing tree, minus what the root decides. */
+export interface AssignUnderRoot {
+  tenantId: string;
+  /** Any instance of the tree; the referral attaches to its root. */
+  parentInstanceId: string;
+  /** The referral's definition; null: the root's. */
+  definition: Pick<Definition, "id" | "key"> | null;
+  referral: Pick<Instance, "id" | "vars" | "startedBy" | "createdAt" | "onAllCompleted">;
+  tasks: Pick<Task, "id" | "assigneeKind" | "assigneeId">[];
+}
+
+/** A conditional write: only while the task is still as the engine read it. */
+export interface TaskAsRead {
+  tenantId: string;
+  /** Written only while its status — and, when claimed, its claimer — is unchanged. */
+  task: Pick<Task, "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy">;
+  patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">;
+}
+
+/** `TaskStore.complete`: everything the engine decided before the write. */
+export interface CompletionPlan extends TaskAsRead {
   /**
-   * Row-locks the root of a task's or an instance's tree and returns it, in one
-   * round trip; only the root row is locked. Undefined when the task or
-   * instance does not exist.
+   * The referral's onAllCompleted as rows (null: it has none): inserted only if
+   * this completion leaves the referral without an open or claimed task and
+   * takes its join — exactly once per referral, whoever completes last.
    */
-  lockRootOf(
-    tenantId: string,
-    of: { taskId: string } | { instanceId: string },
-  ): Promise<Instance | undefined>;
-  /** Reads and row-locks a task until the transaction ends. */
-  lockTask(tenantId: string, id: string): Promise<Task | undefined>;
+  join: NewReferral | null;
+  /** `next` of the request as rows under the task's root, inserted with the completion. */
+  next: NewReferral | null;
+}
+
+/**
+ * What a completion did. Not written: `task` — the task is gone or no longer
+ * as read; `root` — a join or `next` had to be inserted under a root that is
+ * completed. Nothing at all is written then.
+ */
+export type CompletionOutcome =
+  | { written: false; because: "task" | "root" }
+  | {
+      written: true;
+      /** The referral's task counts after the write. */
+      counts: StatusCounts;
+      /** Whether this completion completed the referral. */
+      closed: boolean;
+      /** Whether the plan's join was inserted. */
+      joined: boolean;
+    };
+
+/**
+ * The human-task store: reads, and one command per use case. The engine
+ * decides — rules, checks on the task as read, the rows of a join or an
+ * assignment — and a command applies that decision atomically and
+ * conditionally, saying what happened; how (one statement, a locked
+ * transaction) is the adapter's business. A command that reports "not
+ * written" has written nothing.
+ */
+export interface TaskStore extends StoreReads {
   /**
-   * Row-locks the root of a task's tree and reads the task with it, in one round
-   * trip where the dialect allows (two on MariaDB: root, then task). Only the
-   * root is certain to be locked; the task row may be read without a lock, so a
-   * write that depends on what was read must be conditional on it (see
-   * `completeTask`). Undefined when the task does not exist.
+   * A task and its referral's facts, to plan a completion. The status may be
+   * out of date by the time a command runs — every command is conditional on
+   * it — so an adapter may answer from rows it inserted itself.
    */
-  lockRootWithTask(
+  findTaskToComplete(
     tenantId: string,
     taskId: string,
-  ): Promise<{ root: Instance; task: Task } | undefined>;
+  ): Promise<{ task: Task; referral: ReferralFacts } | undefined>;
+  /** Inserts the root (and the definition if absent); returns the definition as stored. */
+  startProcess(cmd: StartProcess): Promise<Definition>;
   /**
-   * Row-locks the root of an instance's tree for a new assignment under it and,
-   * if the root is running and its process state is `notStarted`, moves it to
-   * `open` — one round trip where the dialect has UPDATE … RETURNING. Returns the
-   * root as it is afterwards, or undefined when the instance does not exist. A
-   * completed root is returned unchanged (the caller refuses it).
+   * Under the root of `parentInstanceId`'s tree, only while it is running:
+   * moves its process state from `notStarted` to `open` and inserts the
+   * referral (parent and root: that root) with one open task per entry of
+   * `tasks`, assigned by the referral's `startedBy`. Returns the root as it is
+   * afterwards, or undefined — having written nothing — when the instance does
+   * not exist or its root is completed.
    */
-  lockRootForAssignment(tenantId: string, instanceId: string): Promise<Instance | undefined>;
+  assign(plan: AssignUnderRoot): Promise<Instance | undefined>;
+  /** Inserts a referral that is its own root, with its tasks. */
+  assignNewTree(rows: NewReferral): Promise<void>;
+  /** Claims an open task for `claimedBy`. False when it is gone or no longer open. */
+  claim(cmd: {
+    tenantId: string;
+    taskId: string;
+    claimedBy: string;
+    claimedAt: number;
+  }): Promise<boolean>;
+  /** Reopens a task claimed by `claimedBy`. False when it is gone or not claimed by them. */
+  release(cmd: { tenantId: string; taskId: string; claimedBy: string }): Promise<boolean>;
   /**
-   * Conditional write for a completion: applies `patch` only while the task's
-   * status is still `expect.status` and — when that is `claimed` — its claimer is
-   * still `expect.claimedBy`, i.e. while everything a completion check reads is
-   * unchanged. Undefined when the condition failed. With `count`, also the task
-   * counts of its instance after the write (in the same round trip on
-   * PostgreSQL), else `counts` is null.
+   * Completes the task as read; if that leaves its referral without an open or
+   * claimed task, completes the referral and takes its join (see
+   * CompletionPlan); inserts `next`. Completions within one tree are
+   * serialised, so of two last tasks finishing at once exactly one sees the
+   * other done and takes the join.
    */
-  completeTask(
-    tenantId: string,
-    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
-    patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">,
-    count: boolean,
-  ): Promise<{ counts: StatusCounts | null } | undefined>;
+  complete(plan: CompletionPlan): Promise<CompletionOutcome>;
   /**
-   * The referral has no open or claimed task left: marks it completed (no-op if
-   * it already is) and, if it carries an onAllCompleted, sets joined_at where it
-   * is null. Returns the referral afterwards and whether this caller set
-   * joined_at (true for exactly one caller, as `markJoined`); one round trip
-   * where the dialect has UPDATE … RETURNING. Undefined when it does not exist.
+   * Completes the task as read, cancels every other open or claimed task of its
+   * tree and completes the tree (root process state `closed`).
    */
-  closeReferral(
-    tenantId: string,
-    referralId: string,
-    at: number,
-  ): Promise<{ referral: Instance; joined: boolean } | undefined>;
-  /** Inserts a referral and its tasks (one statement on PostgreSQL). */
-  insertReferral(referral: Instance, tasks: Task[]): Promise<void>;
-  /**
-   * Conditional write: applies `patch` only while the task's status is one of
-   * `from`. Returns whether a row changed — false means somebody else won.
-   */
+  completeAndEnd(
+    plan: TaskAsRead,
+  ): Promise<{ written: false } | { written: true; cancelled: number }>;
+}
+
+/**
+ * What durable/human-task-bridge.ts still uses: a transaction of its own to
+ * settle a duplicate referral under the root's lock. Not for the use cases,
+ * which speak TaskStore's commands.
+ */
+export interface StoreTx extends StoreReads {
+  /** Reads and row-locks an instance until the transaction ends. */
+  lockInstance(tenantId: string, id: string): Promise<Instance | undefined>;
+  /** Conditional write: applies `patch` only while the task's status is one of `from`. */
   updateTask(
     tenantId: string,
     id: string,
@@ -138,92 +209,11 @@ export interface StoreTx extends StoreReads {
   ): Promise<boolean>;
   /** Marks an instance completed (no-op if it already is). */
   completeInstance(tenantId: string, id: string, at: number): Promise<void>;
-  setProcessState(tenantId: string, rootId: string, state: ProcessState): Promise<void>;
-  /** Conditional write: sets joined_at only where it is null. True for the one caller that did it. */
-  markJoined(tenantId: string, instanceId: string, at: number): Promise<boolean>;
-  /** Cancels every open or claimed task under the root, except `exceptTaskId`. Returns how many. */
-  cancelOpenTasksOfRoot(
-    tenantId: string,
-    rootId: string,
-    exceptTaskId: string,
-    at: number,
-  ): Promise<number>;
-  /** Marks the root and every instance under it completed (root process state `closed`). */
-  completeTree(tenantId: string, rootId: string, at: number): Promise<void>;
 }
 
-/** What `Store.assignUnderRoot` writes: a referral and its tasks, minus what the root decides. */
-export interface ReferralUnderRoot {
-  tenantId: string;
-  /** Any instance of the tree; the referral attaches to its root. */
-  parentInstanceId: string;
-  /** The referral's definition; null: the root's. */
-  definition: Pick<Definition, "id" | "key"> | null;
-  referral: Pick<Instance, "id" | "vars" | "startedBy" | "createdAt" | "onAllCompleted">;
-  tasks: Pick<Task, "id" | "assigneeKind" | "assigneeId">[];
-}
-
-/** What `Store.completeInOneStatement` writes. */
-export interface OneStatementCompletion {
-  tenantId: string;
-  /** The task as read: the write is conditional on its status (and claimer, when claimed). */
-  task: Pick<Task, "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy">;
-  patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">;
-  /** Write only while the root is running (needed when a join may follow). */
-  requireRunningRoot: boolean;
-  /**
-   * The join's referral and its open tasks (with its id as instanceId), inserted
-   * only if this completion takes the join.
-   */
-  join: { referral: Instance; tasks: Task[] } | null;
-}
-
-export interface Store extends StoreReads {
-  readonly dialect: "sqlite" | "postgres" | "mysql";
-  /** Applies pending migrations; safe when several nodes call it at once. */
-  migrate(): Promise<void>;
+/** The human-task store with the bridge's transaction (see StoreTx). */
+export interface Store extends TaskStore {
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
-  /**
-   * Runs fn without BEGIN/COMMIT: each statement commits on its own. Only for a
-   * use case whose writes are one statement (a conditional write, one insert),
-   * where a transaction would only add two round trips.
-   */
-  autocommit<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
-  /**
-   * An assignment under an existing tree as one atomic write: row-locks the root
-   * of `parentInstanceId`'s tree and, only if it is running, moves its process
-   * state from `notStarted` to `open` and inserts the referral (parent and root:
-   * that root; status running) with one open task per entry of `tasks` (assigned
-   * by the referral's `startedBy`). Returns the root as it is afterwards, or
-   * undefined — having written nothing — when the instance does not exist or its
-   * root is completed. One autocommit statement on PostgreSQL; a transaction
-   * elsewhere.
-   */
-  assignUnderRoot(a: ReferralUnderRoot): Promise<Instance | undefined>;
-  /** Whether `completeInOneStatement` exists here (PostgreSQL). */
-  readonly completesInOneStatement: boolean;
-  /**
-   * A whole completion as one autocommit statement, under the same locks as the
-   * transactional path, in the same order: row-locks the task's root; applies
-   * `patch` to the task if its status (and claimer) are still as read (and the
-   * root is running, if required); reads the referral's other tasks with a
-   * locking read, so their latest committed state counts whatever the statement's
-   * snapshot; if none is open or claimed, completes the referral and — if it has
-   * an onAllCompleted and joined_at is null — sets joined_at and inserts `join`.
-   * Undefined, having written nothing, when the task was not written. Otherwise
-   * the referral's counts after the write, whether the referral was closed here,
-   * and whether the join was inserted. Only where `completesInOneStatement`.
-   */
-  completeInOneStatement(
-    c: OneStatementCompletion,
-  ): Promise<{ counts: StatusCounts; closed: boolean; joined: boolean } | undefined>;
-  /**
-   * One cheap round trip to the database (readiness). Rejects — with the
-   * domain's UnavailableError when the database cannot be reached — instead of
-   * resolving when it does not answer.
-   */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Who exists and who belongs where. */

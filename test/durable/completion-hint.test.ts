@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { wakeRunsOnCompletion } from "../../src/engine/durable/human-task-bridge.ts";
 import type { HumanTaskApi } from "../../src/engine/human-task-api.ts";
@@ -45,10 +44,11 @@ for (const b of backends) {
         env: {},
         overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
       });
-      const store = createStore(config.databaseUrl) as SqlStore;
+      const database = openDatabase(config.databaseUrl);
+      const store = database.tasks;
       try {
-        await store.migrate();
-        const runs = store.runStore();
+        await database.migrate();
+        const runs = database.runs;
         const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
         const counted = counting(store);
         const here = wakeRunsOnCompletion(engine, counted.store, runs);
@@ -90,7 +90,7 @@ for (const b of backends) {
         const sig = await runs.peekSignal(T, "run-1", `__task:${a.instanceId}`);
         assert.notEqual(sig, undefined, "the run got its wake-up signal");
       } finally {
-        await store.close();
+        await database.close();
         await db.drop();
       }
     },

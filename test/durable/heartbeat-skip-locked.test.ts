@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import pg from "pg";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 
 const PG = { name: "postgres" } as const;
@@ -20,11 +19,11 @@ it(
   await backendTestOptions(PG),
   async () => {
     const db = await createTestDatabase(PG);
-    const store = createStore(db.url) as SqlStore;
+    const database = openDatabase(db.url);
     const holder = new pg.Client({ connectionString: db.url });
     try {
-      await store.migrate();
-      const runs = store.runStore();
+      await database.migrate();
+      const runs = database.runs;
       for (const id of ["a", "b"]) {
         await runs.createRun({
           tenantId: T,
@@ -59,7 +58,7 @@ it(
       assert.equal(await leaseOf("a"), NOW + 7_000);
     } finally {
       await holder.end().catch(() => undefined);
-      await store.close();
+      await database.close();
       await db.drop();
     }
   },

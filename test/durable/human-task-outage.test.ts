@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { UnavailableError } from "../../src/domain/unavailable.ts";
 import { executeRun } from "../../src/engine/durable/executor.ts";
@@ -70,17 +69,18 @@ async function inboxOn(b: Backend, inboxUrl: (url: string) => string | Promise<s
     env: {},
     overrides: { databaseUrl: await inboxUrl(db.url), apiKeys: ["k"], logLevel: "silent" },
   });
-  const runStore = createStore(db.url) as SqlStore;
+  const runStore = openDatabase(db.url);
   await runStore.migrate();
   // SQLite is one file: a second store on it would only add lock waits.
-  const store = b.name === "sqlite" ? runStore : (createStore(config.databaseUrl) as SqlStore);
+  const inboxDb = b.name === "sqlite" ? runStore : openDatabase(config.databaseUrl);
+  const store = inboxDb.tasks;
   const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
   return {
-    runs: runStore.runStore(),
+    runs: runStore.runs,
     bridge: humanTaskBridge(store, engine),
-    inbox: wakeRunsOnCompletion(engine, store, runStore.runStore()),
+    inbox: wakeRunsOnCompletion(engine, store, runStore.runs),
     close: async () => {
-      if (store !== runStore) await store.close();
+      if (inboxDb !== runStore) await inboxDb.close();
       await runStore.close();
       await db.drop();
     },

@@ -9,8 +9,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { createTaskflow } from "../../src/create-taskflow.ts";
 import { pgWakeups } from "../../src/adapters/store/run-store/pg-wakeups.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
@@ -30,12 +29,12 @@ const T = "default";
 /** A fresh, migrated database of backend `b` with its run store; `close` drops it. */
 async function freshStore(b: Backend) {
   const db = await createTestDatabase(b);
-  const store = createStore(db.url) as SqlStore;
+  const store = openDatabase(db.url);
   await store.migrate();
   return {
     url: db.url,
     store,
-    runStore: store.runStore(),
+    runStore: store.runs,
     close: async () => {
       await store.close();
       await db.drop();
@@ -290,11 +289,11 @@ function suite(b: Backend) {
         async () => {
           const { store, url, close } = await freshStore(b);
           const registry = new WorkflowRegistry([shipping]);
-          const worker = new Worker(store.runStore(), registry, { pollMs: 60_000 }, pgWakeups(url));
+          const worker = new Worker(store.runs, registry, { pollMs: 60_000 }, pgWakeups(url));
           try {
             await worker.start();
             await new Promise((r) => setTimeout(r, 200)); // the first claim pass is over
-            const api = new DurableRuns(store.runStore(), registry); // no local worker: only NOTIFY
+            const api = new DurableRuns(store.runs, registry); // no local worker: only NOTIFY
             const t0 = Date.now();
             await api.start(T, "shipping", { id: "s1", input: { amount: 1 }, startedBy: "u" });
             await waitFor(

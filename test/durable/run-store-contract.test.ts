@@ -4,8 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import type { Ref, RunEvent, StepOutcome } from "../../src/domain/run-event.ts";
 import type { Lease, NewRun, RunStore } from "../../src/engine/durable/run-store-port.ts";
 import type { Store } from "../../src/engine/ports.ts";
@@ -51,13 +50,14 @@ type Open = () => Promise<Fixture>;
 function sqlFixture(b: Backend): Open {
   return async () => {
     const db = await createTestDatabase(b);
-    const store = createStore(db.url) as SqlStore;
-    await store.migrate();
+    const database = openDatabase(db.url);
+    await database.migrate();
+    const store = database.tasks;
     return {
-      runs: store.runStore(),
+      runs: database.runs,
       store,
       close: async () => {
-        await store.close();
+        await database.close();
         await db.drop();
       },
     };

@@ -9,8 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { createStore } from "../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
 import {
@@ -167,9 +166,9 @@ function suite(b: Backend) {
         const db = await createTestDatabase(b);
         const dir = mkdtempSync(join(tmpdir(), "tf-crash-"));
         const stepLog = join(dir, "steps.log");
-        const store = createStore(db.url) as SqlStore;
+        const store = openDatabase(db.url);
         await store.migrate();
-        const api = new DurableRuns(store.runStore(), new WorkflowRegistry([flows.fiveSteps]));
+        const api = new DurableRuns(store.runs, new WorkflowRegistry([flows.fiveSteps]));
         const fleet = new Fleet(db.url, stepLog);
         const victims: number[] = [];
         let aimedMs = 0;

@@ -124,14 +124,14 @@ test("SQLite: another process's write lock past busy_timeout is UnavailableError
     other.exec("BEGIN IMMEDIATE");
     // Blocks this process for busy_timeout (5 s): better-sqlite3 waits synchronously.
     const failed = await store
-      .autocommit((tx) => tx.ensureDefinition(def("a")))
+      .transaction((tx) => tx.ensureDefinition(def("a")))
       .then(
         () => undefined,
         (e: unknown) => e,
       );
     assert.ok(isUnavailable(failed), `got ${String(failed)}`);
     other.exec("ROLLBACK");
-    const d = await store.autocommit((tx) => tx.ensureDefinition(def("b")));
+    const d = await store.transaction((tx) => tx.ensureDefinition(def("b")));
     assert.equal(d.key, "b");
     await store.ping();
   } finally {

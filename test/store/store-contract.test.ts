@@ -1,8 +1,16 @@
 /**
- * The Store port's contract, run unchanged against every backend (the Hono
+ * The TaskStore port's contract, run unchanged against every backend (the Hono
  * `common.case.test.ts` pattern): `registerStoreCases(backend)` registers the
- * cases, the loop at the bottom runs them once per backend. Real servers only;
- * every test gets its own fresh database from test/support/backends.ts.
+ * cases, the loop at the bottom runs them once per backend — PgTaskStore on
+ * PostgreSQL, SqlTaskStore (the locked transaction) on MariaDB and SQLite.
+ * Real servers only; every test gets its own fresh database from
+ * test/support/backends.ts.
+ *
+ * Fixtures are written through the SQL adapter's own transaction (TaskTx), as
+ * are the cases of its statements that the commands are made of ("the locked
+ * transaction's combined writes", conditional updates, joins, locks). The one
+ * skip says why: SQLite serialises whole transactions, so a lock wait cannot
+ * be observed there.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -12,20 +20,29 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { Kysely } from "kysely";
-import { createStore, dialectFor } from "../../src/adapters/store/create-store.ts";
+import {
+  createStore,
+  dialectFor,
+  type StandaloneStore,
+} from "../../src/adapters/store/create-store.ts";
 import { migrationsFor } from "../../src/adapters/store/migrations/migration-provider.ts";
 import type { Definition } from "../../src/domain/definition.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { newId } from "../../src/domain/ids.ts";
 import type { Instance, ProcessState } from "../../src/domain/instance.ts";
 import type { Task, TaskStatus } from "../../src/domain/task.ts";
-import type { Store, StoreTx } from "../../src/engine/ports.ts";
+import { openDatabase } from "../../src/adapters/store/open-database.ts";
+import type { TaskTx } from "../../src/adapters/store/task-store/task-tx.ts";
 import {
   backendTestOptions,
   backends,
   createTestDatabase,
   type Backend,
 } from "../support/backends.ts";
+
+/** The SQL adapter: the TaskStore port, and its transaction for fixtures and its own statements. */
+type Store = StandaloneStore;
+type StoreTx = TaskTx;
 
 const A = "tenant-a";
 const B = "tenant-b";
@@ -202,9 +219,10 @@ function registerStoreCases(backend: Backend) {
 
   void describe("migrations", () => {
     void it("reports its backend", () =>
-      withStore((store) => {
-        assert.equal(store.dialect, backend.name);
-        return Promise.resolve();
+      withStore(async (_store, url) => {
+        const database = openDatabase(url);
+        assert.equal(database.backend, backend.name);
+        await database.close();
       }));
 
     void it("are idempotent: migrating again, from the same or another store, changes nothing", () =>
@@ -689,20 +707,8 @@ function registerStoreCases(backend: Backend) {
       }));
   });
 
-  void describe("combined writes (fewer round trips)", () => {
-    void it("lockRootWithTask returns the root and the task, within the tenant only", () =>
-      withStore(async (store) => {
-        const { root, referral } = await seedTree(store, A);
-        const task = taskOf(referral, { kind: "user", id: "u1" });
-        await insertTasks(store, [task]);
-        await store.transaction(async (tx) => {
-          assert.deepEqual(await tx.lockRootWithTask(A, task.id), { root, task });
-          assert.equal(await tx.lockRootWithTask(A, newId()), undefined);
-          assert.equal(await tx.lockRootWithTask(B, task.id), undefined);
-        });
-      }));
-
-    void it("lockRootWithTask holds the root: an assignment under it waits for the commit", async (t) => {
+  void describe("the locked transaction's combined writes", () => {
+    void it("lockRootOf holds the root: an assignment under it waits for the commit", async (t) => {
       if (!parallel) return t.skip("SQLite serialises whole transactions");
       await withStore(
         async (store) => {
@@ -713,7 +719,7 @@ function registerStoreCases(backend: Backend) {
           let locked!: () => void;
           const isLocked = new Promise<void>((r) => (locked = r));
           const holder = store.transaction(async (tx) => {
-            await tx.lockRootWithTask(A, task.id);
+            await tx.lockRootOf(A, { taskId: task.id });
             locked();
             await sleep(150);
             order.push("holder commits");
@@ -928,7 +934,7 @@ function registerStoreCases(backend: Backend) {
         assert.equal(await store.getInstance(A, bad.id), undefined);
       }));
 
-    void it("assignUnderRoot attaches to the root of a running tree, or writes nothing", () =>
+    void it("assign attaches to the root of a running tree, or writes nothing", () =>
       withStore(async (store) => {
         const d = definition(A, "leave");
         const other = definition(A, "other");
@@ -955,7 +961,7 @@ function registerStoreCases(backend: Backend) {
           { id: newId(), assigneeKind: "user" as const, assigneeId: "u2" },
         ];
         // Named through a referral of the tree: attaches to the root, with the root's definition.
-        const got = await store.assignUnderRoot({
+        const got = await store.assign({
           tenantId: A,
           parentInstanceId: mid.id,
           definition: null,
@@ -992,7 +998,7 @@ function registerStoreCases(backend: Backend) {
         );
         // An explicit definition.
         const r2 = part();
-        await store.assignUnderRoot({
+        await store.assign({
           tenantId: A,
           parentInstanceId: fresh.id,
           definition: { id: other.id, key: other.key },
@@ -1011,7 +1017,7 @@ function registerStoreCases(backend: Backend) {
           const r = part();
           const tid = newId();
           assert.equal(
-            await store.assignUnderRoot({
+            await store.assign({
               tenantId,
               parentInstanceId,
               definition: null,
@@ -1039,7 +1045,7 @@ function registerStoreCases(backend: Backend) {
         assert.equal(await store.getTaskWithInstance(B, task.id), undefined);
       }));
 
-    void describe("completeInOneStatement", () => {
+    void describe("commands", () => {
       const patch = (by: string, at = 20) => ({
         status: "done" as const,
         completedBy: by,
@@ -1062,37 +1068,32 @@ function registerStoreCases(backend: Backend) {
         const join = { referral: joinRef, tasks: [taskOf(joinRef, { kind: "user", id: "u9" })] };
         return { root, referral, tasks, join };
       }
+      const notWritten = (because: "task" | "root") => ({ written: false, because });
 
-      void it("is there on PostgreSQL only", () =>
-        withStore((store) => {
-          assert.equal(store.completesInOneStatement, backend.name === "postgres");
-          return Promise.resolve();
-        }));
-
-      void it("completes a task, closes the referral with the last one and inserts the join once", (t) =>
-        store1(t, async (store) => {
+      void it("complete: a task, then the referral with its last one, and the join once", () =>
+        withStore(async (store) => {
           const { referral, tasks, join } = await seedJoin(store, 2);
           const [t0, t1] = tasks as [Task, Task];
-          const one = { tenantId: A, requireRunningRoot: true, join };
-          assert.deepEqual(
-            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
-            {
-              counts: { open: 1, claimed: 0, done: 1, cancelled: 0 },
-              closed: false,
-              joined: false,
-            },
-          );
+          const one = { tenantId: A, join, next: null };
+          assert.deepEqual(await store.complete({ ...one, task: t0, patch: patch("u0") }), {
+            written: true,
+            counts: { open: 1, claimed: 0, done: 1, cancelled: 0 },
+            closed: false,
+            joined: false,
+          });
           assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
           assert.equal(await store.getInstance(A, join.referral.id), undefined);
           // The same task again: nothing is written.
-          assert.equal(
-            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0", 30) }),
-            undefined,
-          );
           assert.deepEqual(
-            await store.completeInOneStatement({ ...one, task: t1, patch: patch("u1", 40) }),
-            { counts: { open: 0, claimed: 0, done: 2, cancelled: 0 }, closed: true, joined: true },
+            await store.complete({ ...one, task: t0, patch: patch("u0", 30) }),
+            notWritten("task"),
           );
+          assert.deepEqual(await store.complete({ ...one, task: t1, patch: patch("u1", 40) }), {
+            written: true,
+            counts: { open: 0, claimed: 0, done: 2, cancelled: 0 },
+            closed: true,
+            joined: true,
+          });
           assert.deepEqual(await store.getInstance(A, referral.id), {
             ...referral,
             status: "completed",
@@ -1103,85 +1104,115 @@ function registerStoreCases(backend: Backend) {
           assert.deepEqual(await store.listTasksOfInstance(A, join.referral.id), join.tasks);
         }));
 
-      void it("completes the last task but takes no join that markJoined already took", (t) =>
-        store1(t, async (store) => {
-          // As for closeReferral: with the referral still running, only the joined_at
-          // condition of the referral's UPDATE keeps the join from being taken twice.
+      void it("complete: the last task, but no join that markJoined already took", () =>
+        withStore(async (store) => {
+          // With the referral still running, only the joined_at condition keeps the
+          // join from being taken twice; the referral is completed all the same.
           const { referral, tasks, join } = await seedJoin(store, 1);
           const t0 = tasks[0]!;
           assert.equal(await store.transaction((tx) => tx.markJoined(A, referral.id, 10)), true);
           assert.deepEqual(
-            await store.completeInOneStatement({
-              tenantId: A,
-              requireRunningRoot: true,
-              join,
-              task: t0,
-              patch: patch("u0"),
-            }),
+            await store.complete({ tenantId: A, join, next: null, task: t0, patch: patch("u0") }),
             {
+              written: true,
               counts: { open: 0, claimed: 0, done: 1, cancelled: 0 },
-              closed: false,
+              closed: true,
               joined: false,
             },
           );
           assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
-          assert.deepEqual(await store.getInstance(A, referral.id), { ...referral, joinedAt: 10 });
+          assert.deepEqual(await store.getInstance(A, referral.id), {
+            ...referral,
+            status: "completed",
+            completedAt: 20,
+            joinedAt: 10,
+          });
           assert.equal(await store.getInstance(A, join.referral.id), undefined);
         }));
 
-      void it("writes nothing when the task changed since it was read, or the root is not running", (t) =>
-        store1(t, async (store) => {
+      void it("complete writes nothing when the task changed since it was read, or a join meets a completed root", () =>
+        withStore(async (store) => {
           const { root, tasks, join } = await seedJoin(store, 1);
           const t0 = tasks[0]!;
-          const one = { tenantId: A, requireRunningRoot: true, join };
-          assert.equal(
-            await store.completeInOneStatement({
+          const one = { tenantId: A, join, next: null };
+          assert.deepEqual(
+            await store.complete({
               ...one,
               task: { ...t0, status: "claimed", claimedBy: "u0" },
               patch: patch("u0"),
             }),
-            undefined,
+            notWritten("task"),
           );
           await store.transaction((tx) => tx.completeInstance(A, root.id, 5));
-          assert.equal(
-            await store.completeInOneStatement({ ...one, task: t0, patch: patch("u0") }),
-            undefined,
+          assert.deepEqual(
+            await store.complete({ ...one, task: t0, patch: patch("u0") }),
+            notWritten("root"),
           );
           assert.deepEqual(await store.getTask(A, t0.id), t0);
           assert.equal(await store.getInstance(A, join.referral.id), undefined);
-          // Without the requirement (no join to make) the task is completed all the same.
+          // Without a join to make the task is completed all the same.
           assert.deepEqual(
-            await store.completeInOneStatement({
-              tenantId: A,
-              requireRunningRoot: false,
-              join: null,
-              task: t0,
-              patch: patch("u0"),
-            }),
-            { counts: { open: 0, claimed: 0, done: 1, cancelled: 0 }, closed: true, joined: false },
+            await store.complete({ ...one, join: null, task: t0, patch: patch("u0") }),
+            {
+              written: true,
+              counts: { open: 0, claimed: 0, done: 1, cancelled: 0 },
+              closed: true,
+              joined: false,
+            },
+          );
+          // A task that does not exist, or in another tenant.
+          const ghost = { ...t0, id: newId() };
+          assert.deepEqual(
+            await store.complete({ ...one, task: ghost, patch: patch("u0") }),
+            notWritten("task"),
           );
         }));
 
-      void it("20 last tasks completing at once: exactly one closes the referral and joins", (t) =>
-        store1(
-          t,
+      void it("complete with `next` inserts it under the root, or nothing under a completed one", () =>
+        withStore(async (store) => {
+          const { root, tasks, join } = await seedJoin(store, 2);
+          const [t0, t1] = tasks as [Task, Task];
+          const nextRef = referralOf(root, { id: newId(), vars: {}, onAllCompleted: null });
+          const next = { referral: nextRef, tasks: [taskOf(nextRef, { kind: "user", id: "u5" })] };
+          const r = await store.complete({ tenantId: A, join, next, task: t0, patch: patch("u0") });
+          assert.deepEqual(r, {
+            written: true,
+            counts: { open: 1, claimed: 0, done: 1, cancelled: 0 },
+            closed: false,
+            joined: false,
+          });
+          assert.deepEqual(await store.getInstance(A, nextRef.id), nextRef);
+          assert.deepEqual(await store.listTasksOfInstance(A, nextRef.id), next.tasks);
+          await store.transaction((tx) => tx.completeInstance(A, root.id, 5));
+          const again = referralOf(root, { id: newId(), vars: {}, onAllCompleted: null });
+          const rows = { referral: again, tasks: [taskOf(again, { kind: "user", id: "u5" })] };
+          assert.deepEqual(
+            await store.complete({ tenantId: A, join, next: rows, task: t1, patch: patch("u1") }),
+            notWritten("root"),
+          );
+          assert.deepEqual(await store.getTask(A, t1.id), t1);
+          assert.equal(await store.getInstance(A, again.id), undefined);
+        }));
+
+      void it("20 last tasks completing at once: exactly one closes the referral and joins", () =>
+        withStore(
           async (store) => {
             const { referral, tasks, join } = await seedJoin(store, 20);
             const results = await Promise.all(
               tasks.map((task, i) =>
-                store.completeInOneStatement({
-                  tenantId: A,
-                  requireRunningRoot: true,
-                  join,
-                  task,
-                  patch: patch(`u${i}`),
-                }),
+                store.complete({ tenantId: A, join, next: null, task, patch: patch(`u${i}`) }),
               ),
             );
-            assert.equal(results.filter((r) => r?.joined).length, 1);
-            assert.equal(results.filter((r) => r?.closed).length, 1);
-            const winner = results.find((r) => r?.closed);
-            assert.deepEqual(winner?.counts, { open: 0, claimed: 0, done: 20, cancelled: 0 });
+            assert.ok(results.every((r) => r.written));
+            assert.equal(results.filter((r) => r.written && r.joined).length, 1);
+            const closers = results.filter((r) => r.written && r.closed);
+            assert.equal(closers.length, 1);
+            assert.deepEqual(closers[0]?.written && closers[0].counts, {
+              open: 0,
+              claimed: 0,
+              done: 20,
+              cancelled: 0,
+            });
             assert.equal((await store.getInstance(A, referral.id))?.status, "completed");
             assert.deepEqual(ids(await store.listChildren(A, referral.rootInstanceId)), [
               referral.id,
@@ -1191,9 +1222,8 @@ function registerStoreCases(backend: Backend) {
           { poolSize: 22 },
         ));
 
-      void it("next to a transaction cancelling the referral's tasks in id order (the durable bridge): no deadlock", (t) =>
-        store1(
-          t,
+      void it("complete next to a transaction cancelling the referral's tasks in id order (the durable bridge): no deadlock, one consistent outcome", () =>
+        withStore(
           async (store) => {
             const { tasks, join } = await seedJoin(store, 2);
             const [a, b] = tasks as [Task, Task]; // ids are UUIDv7: a < b
@@ -1209,13 +1239,7 @@ function registerStoreCases(backend: Backend) {
             });
             await locked;
             const [mine, theirs] = await Promise.allSettled([
-              store.completeInOneStatement({
-                tenantId: A,
-                requireRunningRoot: true,
-                join,
-                task: b,
-                patch: patch("u1"),
-              }),
+              store.complete({ tenantId: A, join, next: null, task: b, patch: patch("u1") }),
               bridge,
             ]);
             assert.equal(mine.status, "fulfilled", String((mine as { reason?: unknown }).reason));
@@ -1224,39 +1248,120 @@ function registerStoreCases(backend: Backend) {
               "fulfilled",
               String((theirs as { reason?: unknown }).reason),
             );
-            // The cancellation held a's lock first, so it wins b too; nothing of ours is written.
-            assert.equal(mine.status === "fulfilled" && mine.value, undefined);
-            assert.equal((await store.getTask(A, b.id))?.status, "cancelled");
+            // Whoever wrote b first keeps it (PostgreSQL and SQLite: the cancellation, which
+            // held a's lock first; MariaDB's completion does not wait for a): never both.
+            const written = mine.status === "fulfilled" && mine.value.written;
+            assert.equal((await store.getTask(A, b.id))?.status, written ? "done" : "cancelled");
             assert.equal(await store.getInstance(A, join.referral.id), undefined);
           },
           { poolSize: 4 },
         ));
 
-      /** Runs on the backends that have it. */
-      function store1(
-        t: { skip(msg: string): void },
-        fn: (store: Store) => Promise<void>,
-        options?: { poolSize?: number },
-      ): Promise<void> | void {
-        if (backend.name !== "postgres") return t.skip("PostgreSQL only");
-        return withStore(fn, options);
-      }
-    });
+      void it("completeAndEnd completes the task, cancels the tree's others and closes it", () =>
+        withStore(async (store) => {
+          const { root, referral, tasks } = await seedJoin(store, 3);
+          const [t0, t1, t2] = tasks as [Task, Task, Task];
+          const end = { tenantId: A, task: t0, patch: patch("u0", 50) };
+          assert.deepEqual(
+            await store.completeAndEnd({
+              ...end,
+              task: { ...t0, status: "claimed", claimedBy: "x" },
+            }),
+            { written: false },
+          );
+          assert.deepEqual(await store.completeAndEnd(end), { written: true, cancelled: 2 });
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0", 50) });
+          for (const t of [t1, t2])
+            assert.equal((await store.getTask(A, t.id))?.status, "cancelled");
+          assert.equal((await store.getInstance(A, referral.id))?.status, "completed");
+          const r = await store.getInstance(A, root.id);
+          assert.deepEqual([r?.status, r?.processState], ["completed", "closed"]);
+          assert.deepEqual(await store.completeAndEnd(end), { written: false });
+        }));
 
-    void it("autocommit runs each write on its own, without a transaction", () =>
-      withStore(async (store) => {
-        const d = definition(A, "k");
-        const root = rootOf(d, "u1");
-        await store.transaction((tx) => tx.ensureDefinition(d));
-        await assert.rejects(
-          store.autocommit(async (tx) => {
-            await tx.insertInstance(root);
-            await tx.insertInstance(root); // duplicate key
-          }),
-        );
-        // The first insert committed by itself.
-        assert.deepEqual(await store.getInstance(A, root.id), root);
-      }));
+      void it("claim and release write only from the state they expect", () =>
+        withStore(async (store) => {
+          const { referral } = await seedTree(store, A);
+          const t = taskOf(referral, { kind: "group", id: "g1" });
+          await insertTasks(store, [t]);
+          const claim = { tenantId: A, taskId: t.id, claimedBy: "u1", claimedAt: 9 };
+          assert.equal(await store.claim(claim), true);
+          assert.equal(await store.claim({ ...claim, claimedBy: "u2" }), false);
+          assert.deepEqual(await store.getTask(A, t.id), {
+            ...t,
+            status: "claimed",
+            claimedBy: "u1",
+            claimedAt: 9,
+          });
+          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u2" }), false);
+          assert.equal(await store.release({ tenantId: B, taskId: t.id, claimedBy: "u1" }), false);
+          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1" }), true);
+          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1" }), false);
+          assert.deepEqual(await store.getTask(A, t.id), t);
+          assert.equal(await store.claim({ ...claim, taskId: newId() }), false);
+        }));
+
+      void it("startProcess inserts the definition once and the root with the stored definition's id", () =>
+        withStore(async (store) => {
+          const d = definition(A, "trip");
+          const root = rootOf(d, "u1");
+          assert.deepEqual(
+            await store.startProcess({ definition: d, definitionExists: false, root }),
+            d,
+          );
+          assert.deepEqual(await store.getInstance(A, root.id), root);
+          // Another candidate for the same key: the stored row wins.
+          const late = definition(A, "trip", "Other name");
+          const second = rootOf(late, "u2");
+          assert.deepEqual(
+            await store.startProcess({ definition: late, definitionExists: false, root: second }),
+            d,
+          );
+          assert.equal((await store.getInstance(A, second.id))?.definitionId, d.id);
+          const third = rootOf(d, "u3");
+          await store.startProcess({ definition: d, definitionExists: true, root: third });
+          assert.deepEqual(await store.getInstance(A, third.id), third);
+        }));
+
+      void it("assignNewTree inserts a referral that is its own root, with its tasks", () =>
+        withStore(async (store) => {
+          const d = definition(A, "solo");
+          await store.startProcess({
+            definition: d,
+            definitionExists: false,
+            root: rootOf(d, "u1"),
+          });
+          const base = rootOf(d, "u1");
+          const referral: Instance = { ...referralOf(base), parentInstanceId: null };
+          referral.rootInstanceId = referral.id;
+          const tasks = [taskOf(referral, { kind: "user", id: "u1" })];
+          await store.assignNewTree({ referral, tasks });
+          assert.deepEqual(await store.getInstance(A, referral.id), referral);
+          assert.deepEqual(await store.listTasksOfInstance(A, referral.id), tasks);
+        }));
+
+      void it("findTaskToComplete: the task and its referral's facts, within the tenant only", () =>
+        withStore(async (store) => {
+          const { referral } = await seedTree(store, A);
+          const task = taskOf(referral, { kind: "user", id: "u1" });
+          await insertTasks(store, [task]);
+          const found = await store.findTaskToComplete(A, task.id);
+          assert.deepEqual(found?.task, task);
+          const r = found?.referral;
+          assert.deepEqual(
+            [r?.id, r?.parentInstanceId, r?.rootInstanceId, r?.startedBy, r?.onAllCompleted],
+            [
+              referral.id,
+              referral.parentInstanceId,
+              referral.rootInstanceId,
+              referral.startedBy,
+              referral.onAllCompleted,
+            ],
+          );
+          assert.equal(await store.findTaskToComplete(B, task.id), undefined);
+          assert.equal(await store.findTaskToComplete(A, newId()), undefined);
+        }));
+    });
   });
 
   void describe("inbox", () => {
@@ -1496,7 +1601,7 @@ void describe("createStore", () => {
   });
 
   void it("accepts every documented URL form without connecting", async () => {
-    const forms: [string, Store["dialect"]][] = [
+    const forms: [string, string][] = [
       ["sqlite::memory:", "sqlite"],
       ["postgres://u:p@nowhere.invalid:5432/db", "postgres"],
       ["postgresql://u:p@nowhere.invalid:5432/db", "postgres"],
@@ -1504,9 +1609,9 @@ void describe("createStore", () => {
       ["mariadb://u:p@nowhere.invalid:3306/db", "mysql"],
     ];
     for (const [url, dialect] of forms) {
-      const store = createStore(url);
-      assert.equal(store.dialect, dialect);
-      await store.close();
+      const database = openDatabase(url);
+      assert.equal(database.backend, dialect);
+      await database.close();
     }
   });
 

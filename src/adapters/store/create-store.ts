@@ -1,40 +1,26 @@
 /**
- * The store factory: DATABASE_URL → dialect parts → the one SqlStore.
+ * The human-task store alone, with the lifecycle of the database it opens — for
+ * tools and tests that need no run store. Composition roots use openDatabase.
  * Constructing a store never connects; the first query (normally migrate()) does.
  */
-import type { SqliteSynchronous } from "../../config/config.ts";
-import type { Store } from "../../engine/ports.ts";
-import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
-import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
-import { postgresDialect } from "./dialects/postgres/postgres-dialect.ts";
-import { sqliteDialect } from "./dialects/sqlite/sqlite-dialect.ts";
-import type { StoreDialect } from "./dialects/store-dialect.ts";
-import { SqlStore } from "./sql-store.ts";
+import type { SqlTaskStore } from "./task-store/sql-task-store.ts";
+import { openDatabase, type Database, type DatabaseLifecycle } from "./open-database.ts";
 
-export interface StoreOptions {
-  /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
-  poolSize?: number | undefined;
-  /** What a SQLite COMMIT waits for (default normal); ignored by the other backends. */
-  sqliteSynchronous?: SqliteSynchronous | undefined;
+export { dialectFor, type StoreOptions } from "./open-database.ts";
+import type { StoreOptions } from "./open-database.ts";
+
+/** A human-task store that also migrates, pings and closes its database. */
+export type StandaloneStore = SqlTaskStore & DatabaseLifecycle;
+
+export function createStore(databaseUrl: string, options?: StoreOptions): StandaloneStore {
+  return withLifecycle(openDatabase(databaseUrl, options));
 }
 
-/** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
-const DEFAULT_POOL_SIZE = 10;
-
-export function dialectFor(databaseUrl: string, options: StoreOptions = {}): StoreDialect {
-  const url = databaseUrl.trim();
-  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
-  const target = redactUrl(url === "" ? "sqlite:" + sqlitePathOf(url) : url);
-  switch (backendOf(url)) {
-    case "sqlite":
-      return sqliteDialect(sqlitePathOf(url), target, options.sqliteSynchronous);
-    case "postgres":
-      return postgresDialect(url, poolSize, target);
-    case "mysql":
-      return mysqlDialect(url, poolSize, target);
-  }
-}
-
-export function createStore(databaseUrl: string, options?: StoreOptions): Store {
-  return new SqlStore(dialectFor(databaseUrl, options));
+/** The database's human-task store, answering migrate/ping/close for the whole database. */
+export function withLifecycle(database: Database): StandaloneStore {
+  const view = Object.create(database.tasks) as StandaloneStore;
+  view.migrate = () => database.migrate();
+  view.ping = () => database.ping();
+  view.close = () => database.close();
+  return view;
 }

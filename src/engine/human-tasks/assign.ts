@@ -1,6 +1,7 @@
 import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
+import { conflict, notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
@@ -9,10 +10,24 @@ import type { AssignResult } from "../human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
-import { cacheOpenTasks, jsonCopy } from "./open-task-cache.ts";
-import { performAssignment } from "./perform-assignment.ts";
+import {
+  assertTreeRunning,
+  assignResultOf,
+  definitionsOf,
+  missingDefinition,
+  newReferral,
+} from "./perform-assignment.ts";
 
-/** AssignTo: a referral with one task per assignee under a running root. Every check runs before the transaction writes anything. */
+/** A root that completes between the write and the re-read cannot come back; this bounds the rest. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * AssignTo: a referral with one task per assignee under a running root (or as
+ * its own root). Every check runs before the store writes anything; the store
+ * writes only under a running root and says when it did not, and the errors
+ * are then read off the tree: NotFound for a missing instance, Conflict for a
+ * completed root — in that order, before a missing definition.
+ */
 export async function assign(
   deps: HumanTaskDeps,
   ctx: ActorContext,
@@ -25,40 +40,49 @@ export async function assign(
   assertStorableText(req.vars, "vars");
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();
-  const direct = await assignUnderRoot(deps, ctx, req, now);
-  return (
-    direct ?? deps.store.transaction((tx) => performAssignment(tx, deps.definitions, ctx, req, now))
-  );
+  if (req.parentInstanceId === undefined) return assignNewTree(deps, ctx, req, now);
+  return assignUnderRoot(deps, ctx, req, req.parentInstanceId, now);
 }
 
-/**
- * The common case — an assignment under an existing, running tree whose named
- * definitions all exist — as one atomic store write (`Store.assignUnderRoot`:
- * one statement on PostgreSQL). Definitions never change or disappear once
- * committed, so checking them before that write is as good as inside it.
- * Undefined on any doubt (no parent, a definition missing, the instance missing,
- * its root completed), having written nothing: the transactional path then
- * decides, with the same errors in the same order as always.
- */
-async function assignUnderRoot(
+/** A referral without a parent is the root of its own tree. */
+async function assignNewTree(
   deps: HumanTaskDeps,
   ctx: ActorContext,
   req: AssignmentRequest,
   now: number,
-): Promise<AssignResult | undefined> {
-  if (req.parentInstanceId === undefined) return undefined;
+): Promise<AssignResult> {
+  const key = req.definitionKey;
+  if (!key) throw validation("definitionKey is required when parentInstanceId is absent");
+  const defs = await definitionsOf(deps, ctx.tenantId, key, req.onAllCompleted);
+  if ("missing" in defs) throw notFound("definition", defs.missing);
+  const rows = newReferral(ctx, defs.def, null, req, now);
+  await deps.store.assignNewTree(rows);
+  return assignResultOf(rows);
+}
+
+async function assignUnderRoot(
+  deps: HumanTaskDeps,
+  ctx: ActorContext,
+  req: AssignmentRequest,
+  parentInstanceId: string,
+  now: number,
+): Promise<AssignResult> {
   let definition: Definition | null = null;
   if (req.definitionKey !== undefined) {
-    const d = await knownDefinition(deps.definitions, deps.store, ctx.tenantId, req.definitionKey);
-    if (!d) return undefined;
-    definition = d;
-  }
-  for (let n = req.onAllCompleted; n; n = n.onAllCompleted) {
-    if (
-      n.definitionKey !== undefined &&
-      !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, n.definitionKey))
-    )
-      return undefined;
+    const defs = await definitionsOf(deps, ctx.tenantId, req.definitionKey, req.onAllCompleted);
+    if ("missing" in defs)
+      return missingDefinition(deps, ctx.tenantId, parentInstanceId, defs.missing);
+    definition = defs.def;
+  } else {
+    // The steps inherit the root's definition, which exists; only named ones are checked.
+    for (let n = req.onAllCompleted; n; n = n.onAllCompleted) {
+      const k = n.definitionKey;
+      if (
+        k !== undefined &&
+        !(await knownDefinition(deps.definitions, deps.store, ctx.tenantId, k))
+      )
+        return missingDefinition(deps, ctx.tenantId, parentInstanceId, k);
+    }
   }
   const referral = {
     id: newId(now),
@@ -72,37 +96,33 @@ async function assignUnderRoot(
     assigneeKind: a.kind,
     assigneeId: a.id,
   }));
-  const root = await deps.store.assignUnderRoot({
+  const plan = {
     tenantId: ctx.tenantId,
-    parentInstanceId: req.parentInstanceId,
+    parentInstanceId,
     definition,
     referral,
     tasks: assignees,
-  });
-  if (!root) return undefined;
-  const definitionKey = definition?.key ?? root.definitionKey;
-  const tasks = assignees.map((a) =>
-    openTask({
-      ...a,
-      tenantId: ctx.tenantId,
-      instanceId: referral.id,
-      rootInstanceId: root.id,
-      definitionKey,
-      assignedBy: ctx.actorId,
-      createdAt: now,
-    }),
-  );
-  // Committed by now: where a completion is one statement, it need not read them first.
-  if (deps.store.completesInOneStatement)
-    cacheOpenTasks(deps, tasks, {
-      id: referral.id,
-      tenantId: ctx.tenantId,
-      definitionKey,
-      parentInstanceId: root.id,
-      rootInstanceId: root.id,
-      startedBy: referral.startedBy,
-      // As the row holds it (JSON), and no alias of the caller's object.
-      onAllCompleted: jsonCopy(referral.onAllCompleted),
-    });
-  return { instanceId: referral.id, task: tasks[0]!, tasks };
+  };
+  for (let attempt = 1; ; attempt++) {
+    const root = await deps.store.assign(plan);
+    if (root) {
+      const definitionKey = definition?.key ?? root.definitionKey;
+      const tasks = assignees.map((a) =>
+        openTask({
+          ...a,
+          tenantId: ctx.tenantId,
+          instanceId: referral.id,
+          rootInstanceId: root.id,
+          definitionKey,
+          assignedBy: ctx.actorId,
+          createdAt: now,
+        }),
+      );
+      return { instanceId: referral.id, task: tasks[0]!, tasks };
+    }
+    await assertTreeRunning(deps, ctx.tenantId, parentInstanceId);
+    // The instance was committed between the write and the read: try again.
+    if (attempt === MAX_ATTEMPTS)
+      throw conflict(`instance '${parentInstanceId}' is changing; retry`);
+  }
 }

@@ -4,6 +4,9 @@ import type { ActorContext } from "../actor-context.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 
+/** As in complete.ts: re-reads of a task that changed between the read and the write. */
+const MAX_ATTEMPTS = 5;
+
 /**
  * Claim is one conditional write (`… WHERE status = 'open'`): of N members
  * claiming at once exactly one changes the row, the others get NotOpen. The
@@ -17,27 +20,34 @@ export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: stri
   assertCanClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
   const now = deps.clock.now();
   const patch = { status: "claimed" as const, claimedBy: ctx.actorId, claimedAt: now };
-  // One conditional write: no transaction needed around it.
-  const won = await deps.store.autocommit((tx) =>
-    tx.updateTask(ctx.tenantId, taskId, ["open"], patch),
-  );
+  const won = await deps.store.claim({
+    tenantId: ctx.tenantId,
+    taskId,
+    claimedBy: ctx.actorId,
+    claimedAt: now,
+  });
   if (!won) throw notOpen(`task '${taskId}' is no longer open`);
   return { ...task, ...patch };
 }
 
-/** Release reads under the row lock: claimedBy must still be the actor when the write lands. */
+/**
+ * Release: only the claimer, only while claimed. The write is conditional on
+ * both; when it finds the task changed since the read, the task is read and
+ * checked again, so the error is the one the task as it now stands deserves.
+ */
 export async function release(
   deps: HumanTaskDeps,
   ctx: ActorContext,
   taskId: string,
 ): Promise<Task> {
   requireId("task id", taskId);
-  return deps.store.transaction(async (tx) => {
-    const task = await tx.lockTask(ctx.tenantId, taskId);
+  for (let attempt = 1; ; attempt++) {
+    const task = await deps.store.getTask(ctx.tenantId, taskId);
     if (!task) throw notFound("task", taskId);
     assertCanRelease(task, ctx.actorId);
-    const patch = { status: "open" as const, claimedBy: null, claimedAt: null };
-    await tx.updateTask(ctx.tenantId, taskId, ["claimed"], patch);
-    return { ...task, ...patch };
-  });
+    const cmd = { tenantId: ctx.tenantId, taskId, claimedBy: ctx.actorId };
+    if (await deps.store.release(cmd))
+      return { ...task, status: "open", claimedBy: null, claimedAt: null };
+    if (attempt === MAX_ATTEMPTS) throw notOpen(`task '${taskId}' is no longer claimed`);
+  }
 }

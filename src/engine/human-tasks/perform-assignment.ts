@@ -1,49 +1,21 @@
 import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest, NextAssignment } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
-import { conflict, notFound, validation } from "../../domain/errors.ts";
+import { conflict, notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Instance } from "../../domain/instance.ts";
 import { openTask, type Task } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "../human-task-api.ts";
-import type { StoreTx } from "../ports.ts";
-import type { DefinitionCache } from "./definition-cache.ts";
+import type { NewReferral } from "../ports.ts";
+import { knownDefinition } from "./definition-cache.ts";
+import type { HumanTaskDeps } from "./deps.ts";
 
 /**
- * AssignTo inside a transaction: one referral instance under the
- * root and one task per assignee. Used by assign, by `next` on completion and by
- * the parallel join, so all three create referrals the same way.
- *
- * `lockedRoot`: the root of `req.parentInstanceId`'s tree, when the caller has
- * already row-locked it in this transaction (a completion has): it is not locked
- * again.
+ * What assign, `next` on completion and the parallel join share: the rows of a
+ * new referral, built the same way by all three before the store is asked to
+ * write them, and the definition checks that come before.
  */
-export async function performAssignment(
-  tx: StoreTx,
-  definitions: DefinitionCache,
-  ctx: ActorContext,
-  req: AssignmentRequest,
-  now: number,
-  lockedRoot?: Instance,
-): Promise<AssignResult> {
-  const root = req.parentInstanceId
-    ? (lockedRoot ?? (await lockOpenRoot(tx, ctx.tenantId, req.parentInstanceId)))
-    : undefined;
-  if (root?.status === "completed") throw conflict(`process '${root.id}' is already completed`);
-  const definitionKey = req.definitionKey ?? root?.definitionKey;
-  if (!definitionKey) throw validation("definitionKey is required when parentInstanceId is absent");
-  const def = await definitionOf(tx, definitions, ctx.tenantId, definitionKey);
-  if (!def) throw notFound("definition", definitionKey);
-  await assertNextDefinitions(tx, definitions, ctx.tenantId, req.onAllCompleted, definitionKey);
-
-  const { referral, tasks } = newReferral(ctx, def, root?.id ?? null, req, now);
-  await tx.insertReferral(referral, tasks);
-  // lockRootForAssignment has moved a fresh root to `open`; a root locked by the
-  // caller has tasks already, so it cannot be `notStarted` — checked all the same.
-  if (root?.processState === "notStarted") await tx.setProcessState(ctx.tenantId, root.id, "open");
-  return { instanceId: referral.id, task: tasks[0]!, tasks };
-}
 
 /** The rows of a new referral (under `rootId`, or its own root) and its tasks. */
 export function newReferral(
@@ -52,7 +24,7 @@ export function newReferral(
   rootId: string | null,
   req: Pick<AssignmentRequest, "assignee" | "vars" | "onAllCompleted">,
   now: number,
-): { referral: Instance; tasks: Task[] } {
+): NewReferral {
   const id = newId(now);
   const referral: Instance = {
     id,
@@ -87,46 +59,62 @@ export function newReferral(
   return { referral, tasks };
 }
 
+/** What a use case answers for rows it had written. */
+export const assignResultOf = (rows: NewReferral): AssignResult => ({
+  instanceId: rows.referral.id,
+  task: rows.tasks[0]!,
+  tasks: rows.tasks,
+});
+
 /**
- * From the cache, else read. A definition read here was committed by an
- * earlier transaction (this use case never creates one), so it may be cached
- * at once.
+ * The definition `key` and every definition an onAllCompleted chain names
+ * (a step without one inherits the step before's), or the first key missing.
+ * Definitions are never deleted once committed, so checking them before a
+ * write is as good as inside it.
  */
-async function definitionOf(
-  tx: StoreTx,
-  definitions: DefinitionCache,
+export async function definitionsOf(
+  deps: HumanTaskDeps,
   tenantId: string,
   key: string,
-): Promise<Definition | undefined> {
-  const cached = definitions.get(tenantId, key);
-  if (cached) return cached;
-  const d = await tx.getDefinition(tenantId, key);
-  if (d) definitions.put(d);
-  return d;
+  next: NextAssignment | null | undefined,
+): Promise<{ def: Definition } | { missing: string }> {
+  const def = await knownDefinition(deps.definitions, deps.store, tenantId, key);
+  if (!def) return { missing: key };
+  for (let n = next; n; n = n.onAllCompleted) {
+    const k = n.definitionKey ?? key;
+    if (k !== key && !(await knownDefinition(deps.definitions, deps.store, tenantId, k)))
+      return { missing: k };
+  }
+  return { def };
 }
 
 /**
- * The referral attaches to the root of whatever instance was named. The root
- * row lock orders this assignment against CompleteAndEnd and against completions
- * in the same tree (lock order everywhere: root, then task).
+ * Throws what an assignment under `instanceId` meets first: NotFound when the
+ * instance does not exist, Conflict when its root is completed. Returns when
+ * the tree is running.
  */
-async function lockOpenRoot(tx: StoreTx, tenantId: string, instanceId: string): Promise<Instance> {
-  const root = await tx.lockRootForAssignment(tenantId, instanceId);
-  if (!root) throw notFound("instance", instanceId);
-  return root;
+export async function assertTreeRunning(
+  deps: HumanTaskDeps,
+  tenantId: string,
+  instanceId: string,
+): Promise<void> {
+  const inst = await deps.store.getInstance(tenantId, instanceId);
+  if (!inst) throw notFound("instance", instanceId);
+  const root =
+    inst.rootInstanceId === inst.id
+      ? inst
+      : await deps.store.getInstance(tenantId, inst.rootInstanceId);
+  if (root?.status !== "running")
+    throw conflict(`process '${inst.rootInstanceId}' is already completed`);
 }
 
-async function assertNextDefinitions(
-  tx: StoreTx,
-  definitions: DefinitionCache,
+/** The missing definition's error, after the errors an assignment under `instanceId` meets first. */
+export async function missingDefinition(
+  deps: HumanTaskDeps,
   tenantId: string,
-  next: NextAssignment | undefined,
-  inherited: string,
-): Promise<void> {
-  for (let n = next; n; n = n.onAllCompleted) {
-    const key = n.definitionKey ?? inherited;
-    // `inherited` was just read by the caller; definitions are never deleted.
-    if (key !== inherited && !(await definitionOf(tx, definitions, tenantId, key)))
-      throw notFound("definition", key);
-  }
+  instanceId: string,
+  key: string,
+): Promise<never> {
+  await assertTreeRunning(deps, tenantId, instanceId);
+  throw notFound("definition", key);
 }

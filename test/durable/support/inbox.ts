@@ -1,7 +1,6 @@
 /** A fresh test database with the human-task inbox, the run store and the ctx.humanTask bridge. */
 import { createDirectory } from "../../../src/adapters/directory/create-directory.ts";
-import { createStore } from "../../../src/adapters/store/create-store.ts";
-import type { SqlStore } from "../../../src/adapters/store/sql-store.ts";
+import { openDatabase } from "../../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import { humanTaskBridge } from "../../../src/engine/durable/human-task-bridge.ts";
 import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
@@ -15,10 +14,11 @@ export async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskAp
     env: {},
     overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
   });
-  const store = createStore(config.databaseUrl) as SqlStore;
-  await store.migrate();
+  const database = openDatabase(config.databaseUrl);
+  await database.migrate();
+  const store = database.tasks;
   const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
-  const runs = store.runStore();
+  const runs = database.runs;
   const bridge = humanTaskBridge(store, wrap(engine));
   return {
     store,
@@ -26,7 +26,7 @@ export async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskAp
     runs,
     bridge,
     close: async () => {
-      await store.close();
+      await database.close();
       await db.drop();
     },
   };

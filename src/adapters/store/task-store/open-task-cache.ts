@@ -1,20 +1,8 @@
-import type { Instance } from "../../domain/instance.ts";
-import type { Task } from "../../domain/task.ts";
+import type { Task } from "../../../domain/task.ts";
+import type { ReferralFacts } from "../../../engine/ports.ts";
 
 /** Past this many entries the oldest are dropped (~400 bytes each: ~4 MB at most). */
 const MAX_ENTRIES = 10_000;
-
-/** What a completion needs to know about a task's referral; none of it ever changes. */
-export type ReferralFacts = Pick<
-  Instance,
-  | "id"
-  | "tenantId"
-  | "definitionKey"
-  | "parentInstanceId"
-  | "rootInstanceId"
-  | "startedBy"
-  | "onAllCompleted"
->;
 
 export interface OpenTaskEntry {
   /** The task as its assignment created it: open, unclaimed. */
@@ -23,10 +11,12 @@ export interface OpenTaskEntry {
 }
 
 /**
- * User tasks this process has just created (by an assignment or a join that
- * committed here), with their referral, so that completing one needs no read
- * first: on PostgreSQL the completion is then one statement instead of a read
- * plus one statement (a REST cycle of 3 completes: 9 statements → 6).
+ * User tasks this store has just inserted (by an assignment or a join that
+ * committed here), with their referral, so that `findTaskToComplete` needs no
+ * read: on PostgreSQL a completion is then one statement instead of a read
+ * plus one statement (a REST cycle of 3 completes: 9 statements → 6); in the
+ * locked transaction (MariaDB, SQLite) it saves the read the engine plans from,
+ * which that path did inside its transaction before the port had commands.
  *
  * Why this is safe: every field kept here is fixed when the rows are inserted —
  * nothing in the store updates a task's instance, root, definition, assignee or
@@ -70,15 +60,6 @@ export class OpenTaskCache {
 }
 
 const keyOf = (tenantId: string, taskId: string) => `${tenantId}\u0000${taskId}`;
-
-/** Remembers committed user tasks of one referral. */
-export function cacheOpenTasks(
-  deps: { openTasks: OpenTaskCache },
-  tasks: readonly Task[],
-  referral: ReferralFacts,
-): void {
-  for (const task of tasks) deps.openTasks.put({ task, referral });
-}
 
 /** What a JSON column gives back for `v`. */
 export const jsonCopy = <T>(v: T): T => (v === null ? v : (JSON.parse(JSON.stringify(v)) as T));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { TreeTurns } from "../../../src/engine/human-tasks/tree-turns.ts";
+import { TreeTurns } from "../../../src/adapters/store/task-store/tree-turns.ts";
 
 void describe("TreeTurns", () => {
   void it("runs one tree's turns one at a time, in arrival order, and other trees alongside", async () => {

@@ -2,7 +2,8 @@
  * Completing a task this process created needs no read first (OpenTaskCache),
  * and what the cache remembers is never trusted over the database: a task
  * changed by another node since is completed, or refused, exactly as without
- * the cache. Two engines on one PostgreSQL database play two nodes.
+ * the cache. Two engines, each with its own store (and so its own cache), on
+ * one PostgreSQL database play two nodes.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -12,8 +13,8 @@ import { TaskflowError } from "../../src/domain/errors.ts";
 import { newId } from "../../src/domain/ids.ts";
 import { openTask, type Task } from "../../src/domain/task.ts";
 import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
-import { OpenTaskCache } from "../../src/engine/human-tasks/open-task-cache.ts";
-import type { Store } from "../../src/engine/ports.ts";
+import { OpenTaskCache } from "../../src/adapters/store/task-store/open-task-cache.ts";
+import type { StandaloneStore as Store } from "../../src/adapters/store/create-store.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 
 const A = { tenantId: "t-a", actorId: "alice" };
@@ -70,6 +71,7 @@ void describe(
   await backendTestOptions({ name: "postgres" }),
   () => {
     let store: Store;
+    let storeB: Store;
     let drop: () => Promise<void>;
     let reads = 0;
     let nodeA: HumanTaskEngine;
@@ -80,20 +82,20 @@ void describe(
       drop = () => db.drop();
       store = createStore(db.url);
       await store.migrate();
-      // Counts the read a completion makes before its statement.
-      const counted = new Proxy(store, {
-        get(target, prop, receiver) {
-          const v = Reflect.get(target, prop, receiver) as unknown;
-          if (prop === "getTaskWithInstance") reads++;
-          return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-        },
-      });
+      storeB = createStore(db.url);
+      // Counts the reads node A's store makes for a completion (its cache misses).
+      const read = store.getTaskWithInstance.bind(store);
+      store.getTaskWithInstance = (tenantId, taskId) => {
+        reads++;
+        return read(tenantId, taskId);
+      };
       const directory = new OpenDirectory();
-      nodeA = new HumanTaskEngine({ store: counted, directory });
-      nodeB = new HumanTaskEngine({ store, directory });
+      nodeA = new HumanTaskEngine({ store, directory });
+      nodeB = new HumanTaskEngine({ store: storeB, directory });
     });
 
     after(async () => {
+      await storeB.close();
       await store.close();
       await drop();
     });

@@ -1,0 +1,147 @@
+/**
+ * One database, its stores: DATABASE_URL → one Kysely instance (one pool; on
+ * SQLite one connection) → the human-task store, the run store and, on
+ * PostgreSQL, the LISTEN wake-ups. The stores share the connection and know
+ * nothing of each other: this file is the only place that builds both.
+ *
+ * What differs per backend as a whole is decided here, once, from the URL's
+ * backend: which strategy the human-task store uses (task-store/pg-task-store.ts:
+ * one statement per command on PostgreSQL; task-store/sql-task-store.ts: a
+ * locked transaction elsewhere), whether wake-ups exist, and the
+ * PostgreSQL-only maintenance after migrating (pg-stats-keeper.ts).
+ *
+ * Opening never connects; the first query (normally migrate()) does.
+ */
+import { Kysely, Migrator, sql } from "kysely";
+import type { SqliteSynchronous } from "../../config/config.ts";
+import { isUnavailable } from "../../domain/unavailable.ts";
+import type { RunStore } from "../../engine/durable/run-store-port.ts";
+import type { Wakeups } from "../../engine/durable/worker.ts";
+import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
+import type { StoreSchema } from "./db-schema.ts";
+import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
+import { postgresDialect } from "./dialects/postgres/postgres-dialect.ts";
+import { sqliteDialect } from "./dialects/sqlite/sqlite-dialect.ts";
+import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { withUnavailableErrors } from "./dialects/unavailable-dialect.ts";
+import { migrationProvider } from "./migrations/migration-provider.ts";
+import { startStatsKeeper, type StatsKeeper } from "./pg-stats-keeper.ts";
+import { pgWakeups } from "./run-store/pg-wakeups.ts";
+import { SqlRunStore } from "./run-store/sql-run-store.ts";
+import { PgTaskStore } from "./task-store/pg-task-store.ts";
+import { SqlTaskStore } from "./task-store/sql-task-store.ts";
+
+export interface StoreOptions {
+  /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
+  poolSize?: number | undefined;
+  /** What a SQLite COMMIT waits for (default normal); ignored by the other backends. */
+  sqliteSynchronous?: SqliteSynchronous | undefined;
+}
+
+/** What a database does as a whole, apart from its stores. */
+export interface DatabaseLifecycle {
+  /** Applies pending migrations; safe when several nodes call it at once. */
+  migrate(): Promise<void>;
+  /**
+   * One cheap round trip to the database (readiness). Rejects — with the
+   * domain's UnavailableError when the database cannot be reached — instead of
+   * resolving when it does not answer.
+   */
+  ping(): Promise<void>;
+  /** Closes the pool (or the SQLite connection) every store of it uses. */
+  close(): Promise<void>;
+}
+
+export interface Database extends DatabaseLifecycle {
+  readonly backend: StoreDialectName;
+  /** The human-task store. */
+  readonly tasks: SqlTaskStore;
+  /** The durable runs' store, over the same connection. */
+  readonly runs: RunStore;
+  /** LISTEN/NOTIFY wake-ups on PostgreSQL; undefined elsewhere (workers poll). */
+  readonly wakeups: Wakeups | undefined;
+}
+
+/** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
+const DEFAULT_POOL_SIZE = 10;
+
+export function dialectFor(databaseUrl: string, options: StoreOptions = {}): StoreDialect {
+  const url = databaseUrl.trim();
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  const target = redactUrl(url === "" ? "sqlite:" + sqlitePathOf(url) : url);
+  switch (backendOf(url)) {
+    case "sqlite":
+      return sqliteDialect(sqlitePathOf(url), target, options.sqliteSynchronous);
+    case "postgres":
+      return postgresDialect(url, poolSize, target);
+    case "mysql":
+      return mysqlDialect(url, poolSize, target);
+  }
+}
+
+export function openDatabase(databaseUrl: string, options: StoreOptions = {}): Database {
+  const backend = backendOf(databaseUrl.trim());
+  const parts = dialectFor(databaseUrl, options);
+  // Kysely opens no connection until the first query: a bad host fails in migrate().
+  const db = new Kysely<StoreSchema>({
+    dialect: withUnavailableErrors(parts.kysely, parts.classifyError),
+  });
+  // Young tables need statistics sooner than autovacuum gives them (PostgreSQL only).
+  const afterMigrate = backend === "postgres" ? startStatsKeeper : undefined;
+  let maintenance: StatsKeeper | undefined;
+  return {
+    backend,
+    tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
+    runs: new SqlRunStore(db, parts),
+    wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
+    async migrate() {
+      await migrate(db, parts);
+      if (afterMigrate !== undefined && maintenance === undefined) {
+        maintenance = afterMigrate(db as Kysely<unknown>);
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      maintenance?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Forward-only migrations with Kysely's Migrator, which holds a database-wide
+ * lock while it applies them (pg_advisory_lock on PostgreSQL, GET_LOCK on
+ * MariaDB, BEGIN IMMEDIATE on SQLite — see dialects/sqlite/sqlite-dialect.ts): when several
+ * nodes start at once, one migrates and the others find nothing pending.
+ */
+async function migrate(db: Kysely<StoreSchema>, parts: StoreDialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(parts) });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    throw new Error(
+      `DATABASE_URL ${parts.target}: cannot migrate the database: ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * pg reports "connect to localhost" failures as an AggregateError (one per
+ * resolved address: ::1 and 127.0.0.1) whose own message is empty.
+ */
+function describeError(error: unknown): string {
+  // The driver's own error says what failed (e.g. ECONNREFUSED); ours only that it is retryable.
+  if (isUnavailable(error) && error.cause !== undefined) return describeError(error.cause);
+  if (error instanceof AggregateError) {
+    const inner = error.errors.map(describeError);
+    return [...new Set(inner)].join("; ") || "connection failed";
+  }
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (error.message !== "") return error.message;
+    return typeof code === "string" ? code : error.name;
+  }
+  return String(error);
+}
