@@ -31,16 +31,28 @@ function isFunction(node: ts.Node): boolean {
   );
 }
 
-function functionLengths(file: string, text: string): number[] {
+interface FunctionSize {
+  /** file:line of the function's first line. */
+  at: string;
+  lines: number;
+}
+
+function functionLengths(file: string, text: string, dir: string): FunctionSize[] {
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const lengths: number[] = [];
+  const sizes: FunctionSize[] = [];
   const lineOf = (pos: number) => src.getLineAndCharacterOfPosition(pos).line;
   const visit = (node: ts.Node) => {
-    if (isFunction(node)) lengths.push(lineOf(node.getEnd()) - lineOf(node.getStart(src)) + 1);
+    if (isFunction(node)) {
+      const first = lineOf(node.getStart(src));
+      sizes.push({
+        at: `${relative(dir, file)}:${first + 1}`,
+        lines: lineOf(node.getEnd()) - first + 1,
+      });
+    }
     ts.forEachChild(node, visit);
   };
   visit(src);
-  return lengths;
+  return sizes;
 }
 
 const stats = (xs: number[]) => {
@@ -57,21 +69,29 @@ export async function run(args: string[]): Promise<void> {
   const dir = args[0] ?? "src";
   const files = sourceFiles(dir).sort();
   const perFile: { file: string; lines: number }[] = [];
-  const perFunction: number[] = [];
+  const perFunction: FunctionSize[] = [];
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     perFile.push({ file: relative(dir, file), lines: text.split("\n").length - 1 });
-    perFunction.push(...functionLengths(file, text));
+    perFunction.push(...functionLengths(file, text, dir));
   }
   const fileStats = stats(perFile.map((f) => f.lines));
-  const fnStats = stats(perFunction);
+  const fnStats = stats(perFunction.map((f) => f.lines));
   printTable([
     { what: "lines per file", ...fileStats },
     { what: "lines per function", ...fnStats },
   ]);
   const largest = [...perFile].sort((a, b) => b.lines - a.lines).slice(0, 5);
   console.log("largest files:", largest.map((f) => `${f.file} (${f.lines})`).join(", "));
-  const out = writeResults("size", { dir, files: fileStats, functions: fnStats, largest });
+  const longest = [...perFunction].sort((a, b) => b.lines - a.lines).slice(0, 5);
+  console.log("longest functions:", longest.map((f) => `${f.at} (${f.lines})`).join(", "));
+  const out = writeResults("size", {
+    dir,
+    files: fileStats,
+    functions: fnStats,
+    largest,
+    longest,
+  });
   console.log(`wrote ${out}`);
   return Promise.resolve();
 }
