@@ -25,7 +25,10 @@ import { JsonClient } from "./lib/http-client.ts";
 import { cpuDelta, PgCpu, processCpuMs } from "./lib/proc-cpu.ts";
 import { printTable } from "./lib/results.ts";
 import { runConcurrent } from "./lib/run-concurrent.ts";
-import { startServerChild, type ServerChild } from "./lib/server-child.ts";
+import {
+  startServerProcess as startServerChild,
+  type ServerProcess as ServerChild,
+} from "../test/support/server-process.ts";
 import { median, round } from "./lib/stats.ts";
 import { API_KEY, cycle } from "./lib/task-cycle.ts";
 

@@ -5,21 +5,8 @@
  * and the database. Clock-tick resolution (10 ms) is ample over a phase of
  * hundreds of workflows. Undefined when /proc is not readable (remote server).
  */
-import { readFileSync } from "node:fs";
 import pg from "pg";
-
-const TICK_MS = 10; // USER_HZ = 100 on Linux
-
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(rest[11]) + Number(rest[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
+import { processCpuMs as cpuMsOf } from "./proc-cpu.ts";
 
 export class PgBackendCpu {
   private constructor(private readonly client: pg.Client) {}

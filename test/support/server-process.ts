@@ -17,26 +17,53 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface ServerProcess {
+  port: number;
+  pid: number;
+  proc: ChildProcess;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
 /**
  * The server under test runs in its own process, as in production, so the
  * load generator does not share its event loop.
  */
-export async function startServer(
+export function startServer(
   env: Record<string, string>,
   /** Extra arguments after `serve`, e.g. `["--workflows", "flows.ts"]`. */
   args: readonly string[] = [],
-): Promise<{ port: number; proc: ChildProcess; stderr(): string; stop(): Promise<void> }> {
+): Promise<ServerProcess> {
+  return startServerProcess(root, ["src/cli/main.ts", "serve", ...args], env);
+}
+
+/**
+ * `node --import tsx <args>` in `cwd` with ADDR set to a free port; ready when
+ * GET /healthz answers (30 s at most). Benchmarks read its CPU from
+ * /proc/<pid>/stat, apart from the load generator's.
+ */
+export async function startServerProcess(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  /** Node flags before the script, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs: readonly string[] = [],
+): Promise<ServerProcess> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...args], {
-    cwd: root,
+  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", ...args], {
+    cwd,
     env: { ...process.env, ...env, ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
   proc.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`server did not answer /healthz within 30 s: ${stderr}`);
+    }
     try {
       const r = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (r.ok) break;
@@ -49,8 +76,8 @@ export async function startServer(
     if (proc.exitCode !== null) return;
     const exited = new Promise((r) => proc.once("exit", r));
     proc.kill("SIGTERM");
-    await Promise.race([exited, sleep(5000)]);
+    await Promise.race([exited, sleep(10_000)]);
     if (proc.exitCode === null) proc.kill("SIGKILL");
   };
-  return { port, proc, stderr: () => stderr, stop };
+  return { port, pid: proc.pid!, proc, stderr: () => stderr, stop };
 }
