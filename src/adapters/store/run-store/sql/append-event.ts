@@ -20,7 +20,7 @@ import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import type { BatchWriter } from "../write-batcher.ts";
 import { isDuplicateKey } from "./fencing.ts";
 import type { EventRow, LeaseKey, RunDb } from "./run-rows.ts";
-import { statement } from "./statement.ts";
+import { statement } from "../../sql/statement.ts";
 
 /** One history append of a batch: the lease that fences it and the event. */
 export interface BatchedEvent {

@@ -11,7 +11,7 @@
  */
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import type { RunDb } from "./run-rows.ts";
-import { statement } from "./statement.ts";
+import { statement } from "../../sql/statement.ts";
 
 interface TreeParams {
   tenantId: string;

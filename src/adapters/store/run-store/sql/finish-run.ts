@@ -30,7 +30,7 @@ import { appendEvent } from "./append-event.ts";
 import { closeTreeOf, completeTree, wakeParentOf } from "./complete-tree.ts";
 import { Fenced, fencedTx, isDeadlock, isDuplicateKey } from "./fencing.ts";
 import type { EventRow, LeaseKey, RunDb } from "./run-rows.ts";
-import { statement } from "./statement.ts";
+import { statement } from "../../sql/statement.ts";
 import { RUNS_CHANNEL, TERMINAL, wakeRun } from "./wake-run.ts";
 
 export interface FinishRow {

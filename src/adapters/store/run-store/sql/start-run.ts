@@ -22,7 +22,7 @@ import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import type { BatchWriter } from "../write-batcher.ts";
 import { isDuplicateKey } from "./fencing.ts";
 import type { RunDb } from "./run-rows.ts";
-import { statement } from "./statement.ts";
+import { statement } from "../../sql/statement.ts";
 import { RUNS_CHANNEL } from "./wake-run.ts";
 
 export interface StartRow {

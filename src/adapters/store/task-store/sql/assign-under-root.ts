@@ -11,7 +11,7 @@
 import type { Selectable } from "kysely";
 import type { AssignUnderRoot } from "../../../../engine/ports.ts";
 import type { InstancesTable } from "../../db-schema.ts";
-import { statement } from "./statement.ts";
+import { statement } from "../../sql/statement.ts";
 
 interface Params {
   tenant_id: string;
@@ -33,19 +33,19 @@ const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
   with r as (
     update instances set process_state =
       case when process_state = 'notStarted' then 'open' else process_state end
-    where tenant_id = @tenant_id and status = 'running'
+    where tenant_id = :tenant_id and status = 'running'
       and id = (select c.root_instance_id from instances c
-                where c.tenant_id = @tenant_id and c.id = @parent_id)
+                where c.tenant_id = :tenant_id and c.id = :parent_id)
     returning *
   ), i as (
     insert into instances (tenant_id, id, kind, definition_id, definition_key,
       parent_instance_id, root_instance_id, status, vars, started_by, created_at,
       on_all_completed)
-    select r.tenant_id, @referral_id::text, 'referral',
-      coalesce(@definition_id::text, r.definition_id),
-      coalesce(@definition_key::text, r.definition_key),
-      r.id, r.id, 'running', @vars::text, @started_by::text, @created_at::bigint,
-      @on_all_completed::text
+    select r.tenant_id, :referral_id::text, 'referral',
+      coalesce(:definition_id::text, r.definition_id),
+      coalesce(:definition_key::text, r.definition_key),
+      r.id, r.id, 'running', :vars::text, :started_by::text, :created_at::bigint,
+      :on_all_completed::text
     from r
     returning tenant_id, id, root_instance_id, definition_key, started_by, created_at
   ), t as (
@@ -53,14 +53,14 @@ const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
       assignee_kind, assignee_id, assigned_by, status, created_at)
     select i.tenant_id, v.id, i.id, i.root_instance_id, i.definition_key,
       v.kind, v.aid, i.started_by, 'open', i.created_at
-    from i cross join unnest(@task_ids::text[], @assignee_kinds::text[],
-      @assignee_ids::text[]) as v(id, kind, aid)
+    from i cross join unnest(:task_ids::text[], :assignee_kinds::text[],
+      :assignee_ids::text[]) as v(id, kind, aid)
   )
   select * from r`);
 
 export function assignUnderRoot(a: AssignUnderRoot) {
   const r = a.referral;
-  return ASSIGN_UNDER_ROOT.bind({
+  return ASSIGN_UNDER_ROOT.numbered({
     tenant_id: a.tenantId,
     parent_id: a.parentInstanceId,
     referral_id: r.id,

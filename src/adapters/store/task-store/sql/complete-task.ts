@@ -22,7 +22,7 @@
  */
 import type { CompletionPlan } from "../../../../engine/ports.ts";
 import { instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
-import { statement, type Statement } from "./statement.ts";
+import { statement, type Statement } from "../../sql/statement.ts";
 
 interface Params {
   tenant_id: string;
@@ -77,23 +77,23 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
       ? ""
       : claimer === "null"
         ? " and claimed_by is null"
-        : " and claimed_by = @claimed_by";
+        : " and claimed_by = :claimed_by";
   const runningRoot = running ? " and r.status = 'running'" : "";
   return `
   with r as (
     select id, status from instances
-    where tenant_id = @tenant_id and id = @root_id
+    where tenant_id = :tenant_id and id = :root_id
     for update
   ), o as (
     select id, status from tasks
-    where tenant_id = @tenant_id and instance_id = @referral_id
+    where tenant_id = :tenant_id and instance_id = :referral_id
       and exists (select 1 from r)
     order by id
     for share
   ), u as (
-    update tasks set status = @status, completed_by = @completed_by,
-      completed_at = @completed_at, vars = @vars
-    where tenant_id = @tenant_id and id = @task_id and status = @status_as_read${byClaimer}
+    update tasks set status = :status, completed_by = :completed_by,
+      completed_at = :completed_at, vars = :vars
+    where tenant_id = :tenant_id and id = :task_id and status = :status_as_read${byClaimer}
       and (select count(*) from o) > 0
       and exists (select 1 from r where true${runningRoot})
     returning id
@@ -103,12 +103,12 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
       count(*) filter (where status = 'claimed') as n_claimed,
       count(*) filter (where status = 'done') as n_done,
       count(*) filter (where status = 'cancelled') as n_cancelled
-    from o where id <> @task_id
+    from o where id <> :task_id
   ), c as (
-    update instances set status = 'completed', completed_at = @completed_at,
+    update instances set status = 'completed', completed_at = :completed_at,
       process_state = case when process_state is null then null else 'closed' end,
-      joined_at = case when on_all_completed is null then joined_at else @completed_at end
-    where tenant_id = @tenant_id and id = @referral_id
+      joined_at = case when on_all_completed is null then joined_at else :completed_at end
+    where tenant_id = :tenant_id and id = :referral_id
       and status <> 'completed' and joined_at is null
       and exists (select 1 from u)
       and (select n_open + n_claimed from n) = 0
@@ -117,20 +117,20 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
     insert into instances (tenant_id, id, kind, definition_id, definition_key,
       parent_instance_id, root_instance_id, status, vars, started_by, created_at,
       on_all_completed)
-    select @tenant_id::text, @join_id::text, 'referral', @join_definition_id::text,
-      @join_definition_key::text, @join_parent_id::text, @join_root_id::text,
-      'running', @join_vars::text, @join_started_by::text, @join_created_at::bigint,
-      @join_on_all_completed::text
-    from c where c.on_all_completed is not null and @join::boolean
+    select :tenant_id::text, :join_id::text, 'referral', :join_definition_id::text,
+      :join_definition_key::text, :join_parent_id::text, :join_root_id::text,
+      'running', :join_vars::text, :join_started_by::text, :join_created_at::bigint,
+      :join_on_all_completed::text
+    from c where c.on_all_completed is not null and :join::boolean
     returning id
   ), jt as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
       assignee_kind, assignee_id, assigned_by, status, created_at)
-    select @tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at
-    from ji cross join unnest(@join_task_ids::text[], @join_task_roots::text[],
-      @join_task_definition_keys::text[], @join_task_assignee_kinds::text[],
-      @join_task_assignee_ids::text[], @join_task_assigned_by::text[],
-      @join_task_created_at::bigint[]) as v(id, root, dkey, kind, aid, aby, at)
+    select :tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at
+    from ji cross join unnest(:join_task_ids::text[], :join_task_roots::text[],
+      :join_task_definition_keys::text[], :join_task_assignee_kinds::text[],
+      :join_task_assignee_ids::text[], :join_task_assigned_by::text[],
+      :join_task_created_at::bigint[]) as v(id, root, dkey, kind, aid, aby, at)
   )
   select (select count(*) from u) as updated, n.*,
     (select count(*) from c) as closed, (select count(*) from ji) as joined
@@ -153,7 +153,7 @@ export function completeTask(c: CompletionPlan) {
   const jr = j && instanceToRow(j.referral);
   const jt = j ? j.tasks : [];
   // Only a join needs a running root: without one a completion under a completed root is fine.
-  return VARIANTS.get(`${claimer}:${j !== null}`)!.bind({
+  return VARIANTS.get(`${claimer}:${j !== null}`)!.numbered({
     tenant_id: c.tenantId,
     root_id: t.rootInstanceId,
     referral_id: t.instanceId,
