@@ -17,6 +17,7 @@ import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { Store } from "./engine/ports.ts";
+import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -90,6 +91,7 @@ export function createDurable(store: Store, databaseUrl: string, options: Durabl
 
 /** Imports a module (.ts or .js, path relative to cwd) and returns its exports. */
 export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
+  if (loadsAsTypeScript(path)) await registerTypeScriptLoader();
   const mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
   const registry = new WorkflowRegistry();
   if (registry.registerModule(mod) === 0) {
