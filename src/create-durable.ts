@@ -3,8 +3,6 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { createStore } from "./adapters/store/create-store.ts";
 import { runStoreOf, wakeupsFor } from "./adapters/store/run-store/create-run-store.ts";
@@ -17,7 +15,6 @@ import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { Store } from "./engine/ports.ts";
-import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -87,17 +84,6 @@ export function createDurable(store: Store, databaseUrl: string, options: Durabl
       await worker?.stop();
     },
   };
-}
-
-/** Imports a module (.ts or .js, path relative to cwd) and returns its exports. */
-export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
-  if (loadsAsTypeScript(path)) await registerTypeScriptLoader();
-  const mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  const registry = new WorkflowRegistry();
-  if (registry.registerModule(mod) === 0) {
-    throw new Error(`--workflows ${path}: the module exports no workflow (use workflow(name, fn))`);
-  }
-  return mod;
 }
 
 /** `taskflow worker`: migrations, then a worker without HTTP. Resolves once it runs. */

@@ -1,6 +1,7 @@
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import { isDevelopment, type ConfigKey, type TaskflowConfig } from "./config.ts";
 import type { Layer, Setting } from "./layers.ts";
+import { DEVELOPMENT_HOST } from "./defaults.ts";
 import { parseAddr } from "./parse-addr.ts";
 import {
   parseApiKeys,
@@ -63,7 +64,17 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   if (issues.length > 0) throw new ConfigError(issues);
   const config = out as unknown as TaskflowConfig;
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
-  return deepFreeze(config);
+  return deepFreeze(withDevelopmentHost(config, merged));
+}
+
+/**
+ * A development node nobody configured listens on loopback only: it has no API
+ * key, so every interface would hand the engine to the network. Any ADDR
+ * (environment, file or code) is taken as it is.
+ */
+function withDevelopmentHost(config: TaskflowConfig, merged: Layer): TaskflowConfig {
+  if (merged.addr?.layer !== "defaults" || !isDevelopment(config)) return config;
+  return { ...config, addr: { host: DEVELOPMENT_HOST, port: config.addr.port } };
 }
 
 function where(s: Setting, sub: string | undefined): string {

@@ -466,6 +466,12 @@ void describe("tenants, keys and transport failures", () => {
       assert.equal(seen["x-api-key"], undefined);
       assert.equal(seen["x-actor-id"], undefined);
       assert.equal(seen["x-tenant-id"], undefined);
+      // No apiKey at all means none, as null does.
+      const absent = new TaskflowClient({ baseUrl: fake.url });
+      seen = {};
+      await httpError(absent.getTask("t"));
+      assert.equal(seenUrl, "/v1/tasks/t");
+      assert.equal(seen["x-api-key"], undefined);
     } finally {
       await fake.close();
     }

@@ -28,7 +28,8 @@ const files = (content: Record<string, string>) => (path: string) => {
 void describe("defaults", () => {
   void test("every key has its default", () => {
     const c = load({});
-    assert.deepEqual(c.addr, { host: "0.0.0.0", port: 8081 });
+    // Development without ADDR: loopback only (no key protects it).
+    assert.deepEqual(c.addr, { host: "127.0.0.1", port: 8081 });
     assert.equal(c.databaseUrl, "sqlite:./taskflow.db");
     assert.deepEqual(c.users, []);
     assert.deepEqual(c.groups, {});
@@ -36,6 +37,19 @@ void describe("defaults", () => {
     assert.equal(c.nodeEnv, "development");
     assert.equal(c.bodyLimit, 1024 * 1024);
     assert.equal(c.logLevel, "info");
+  });
+
+  void test("ADDR unset listens on every interface outside development; a set ADDR is kept in development", () => {
+    const prod = loadConfig({ env: { NODE_ENV: "production", WF_API_KEYS: "k".repeat(24) } });
+    assert.deepEqual(prod.addr, { host: "0.0.0.0", port: 8081 });
+    assert.deepEqual(load({ env: { ...DEV, ADDR: ":8081" } }).addr, {
+      host: "0.0.0.0",
+      port: 8081,
+    });
+    assert.deepEqual(load({ env: { ...DEV, ADDR: ":9000" } }).addr, {
+      host: "0.0.0.0",
+      port: 9000,
+    });
   });
 
   void test("the result is deeply frozen", () => {
