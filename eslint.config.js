@@ -2,6 +2,7 @@
 // Dependencies point inward (docs/architecture.md), so domain and engine never import an
 // adapter, the server, the CLI or a driver.
 import js from "@eslint/js";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 const outward = [
@@ -59,6 +60,18 @@ export default tseslint.config(
         { allowNumber: true, allowBoolean: true },
       ],
     },
+  },
+  {
+    // No import cycles. Imports name their .ts file, so import-x's built-in node
+    // resolver finds them with the .ts extension (no TypeScript resolver needed).
+    files: ["**/*.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })],
+    },
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   {
     files: ["src/domain/**/*.ts"],

@@ -15,7 +15,7 @@ import {
   createTestDatabase,
   type Backend,
 } from "../support/backends.ts";
-import { MemoryRunStore } from "./support/memory-run-store.ts";
+import { MemoryRunStore } from "../support/memory-run-store.ts";
 
 const T = "tenant-a";
 const NOW = 1_700_000_000_000;

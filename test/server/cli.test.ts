@@ -228,3 +228,27 @@ void test("npm start stops cleanly on SIGTERM sent to npm: the server closes its
   for (let i = 0; i < 50 && (await health()); i++) await sleep(100);
   assert.equal(await health(), false, "the server still listens after npm exited");
 });
+
+// The rate-limit setting as `serve` reads it (the rest: test/unit/server/rate-limit.test.ts).
+void test("taskflow serve with WF_RATE_LIMIT=abc exits 1 with one line naming the setting", async () => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(ADDR|DATABASE_URL|WF_.*|LOG_LEVEL|BODY_LIMIT|TASKFLOW_CONFIG)$/.test(k),
+    ),
+  );
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+    cwd: root,
+    env: {
+      ...env,
+      NODE_ENV: "development",
+      DATABASE_URL: "sqlite::memory:",
+      WF_RATE_LIMIT: "abc",
+    },
+  });
+  let stderr = "";
+  proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => proc.on("exit", resolve));
+  assert.equal(code, 1);
+  assert.equal(stderr.trim().split("\n").length, 1, stderr);
+  assert.match(stderr, /^taskflow: config error: environment WF_RATE_LIMIT: "abc" must be/);
+});

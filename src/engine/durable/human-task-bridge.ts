@@ -134,57 +134,88 @@ export function wakeRunsOnCompletion(
   runs: RunStore,
   onWake?: () => void,
 ): HumanTaskApi {
+  return new RunWakingHumanTaskApi(engine, store, runs, onWake);
+}
+
+/**
+ * The decorator behind wakeRunsOnCompletion. Every HumanTaskApi method is
+ * delegated explicitly (`implements` makes the compiler flag a renamed or added
+ * method); `complete` and `completeAndEnd` wake the run after the inner call
+ * commits, and `start` remembers that its root belongs to no run.
+ */
+export class RunWakingHumanTaskApi implements HumanTaskApi {
   // Root instance → the run it belongs to, or null. An instance's kind and vars
   // never change after insert, so the answer is final: only the first completion
   // under a root reads it (a REST cycle of 3 completes made 3 reads, now 1).
-  const runOfRoot = new LRUCache<string, { runId: string | null }>({ max: ROOTS_CACHED });
-  const runIdOf = async (tenantId: string, rootId: string): Promise<string | null> => {
-    const key = `${tenantId}\u0000${rootId}`;
-    const known = runOfRoot.get(key);
+  readonly #runOfRoot = new LRUCache<string, { runId: string | null }>({ max: ROOTS_CACHED });
+
+  constructor(
+    private readonly inner: HumanTaskApi,
+    private readonly store: Store,
+    private readonly runs: RunStore,
+    private readonly onWake?: () => void,
+  ) {}
+
+  start: HumanTaskApi["start"] = async (ctx, req) => {
+    const r = await this.inner.start(ctx, req);
+    // A root started as a plain process never belongs to a run (a run makes
+    // its own root), so its completions need no read at all: on PostgreSQL
+    // that read was 1 of a REST cycle's 6 statements.
+    this.#runOfRoot.set(rootKey(ctx.tenantId, r.instanceId), { runId: null });
+    return r;
+  };
+  complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
+    const r = await this.inner.complete(ctx, taskId, req);
+    await this.#wakeRunOf(ctx.tenantId, r.task);
+    return r;
+  };
+  completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
+    const r = await this.inner.completeAndEnd(ctx, taskId, req);
+    await this.#wakeRunOf(ctx.tenantId, r.task);
+    return r;
+  };
+  assign: HumanTaskApi["assign"] = (ctx, req) => this.inner.assign(ctx, req);
+  claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
+  release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
+  getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
+  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page) =>
+    this.inner.userInbox(ctx, userId, page);
+  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page) =>
+    this.inner.groupInbox(ctx, groupId, page);
+  getInstance: HumanTaskApi["getInstance"] = (ctx, id) => this.inner.getInstance(ctx, id);
+  completion: HumanTaskApi["completion"] = (ctx, id) => this.inner.completion(ctx, id);
+  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page) =>
+    this.inner.listProcesses(ctx, userId, state, page);
+  listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, page) =>
+    this.inner.listDefinitions(ctx, page);
+  getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);
+
+  async #runIdOf(tenantId: string, rootId: string): Promise<string | null> {
+    const key = rootKey(tenantId, rootId);
+    const known = this.#runOfRoot.get(key);
     if (known !== undefined) return known.runId;
-    const root = await store.getInstance(tenantId, rootId);
+    const root = await this.store.getInstance(tenantId, rootId);
     if (root === undefined) return null;
     const v = root.vars?.runId;
     const runId = root.kind === "process" && typeof v === "string" ? v : null;
-    runOfRoot.set(key, { runId });
+    this.#runOfRoot.set(key, { runId });
     return runId;
-  };
-  const hint = async (tenantId: string, task: Task) => {
+  }
+
+  /** Signals the run whose referral `task` belongs to, if any; never throws. */
+  async #wakeRunOf(tenantId: string, task: Task): Promise<void> {
     try {
-      const runId = await runIdOf(tenantId, task.rootInstanceId);
+      const runId = await this.#runIdOf(tenantId, task.rootInstanceId);
       if (runId === null) return;
-      const referral = await store.getInstance(tenantId, task.instanceId);
+      const referral = await this.store.getInstance(tenantId, task.instanceId);
       if (!referral?.vars?.[RUN_TAG]) return;
       const name = taskSignal(task.instanceId);
-      await runs.sendSignal(tenantId, runId, { id: newId(), name, payload: null }, Date.now());
-      onWake?.();
+      await this.runs.sendSignal(tenantId, runId, { id: newId(), name, payload: null }, Date.now());
+      this.onWake?.();
     } catch {
       // A lost hint only delays the run until its re-check timer.
     }
-  };
-  return new Proxy(engine, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (prop === "start") {
-        // A root started as a plain process never belongs to a run (a run makes
-        // its own root), so its completions need no read at all: on PostgreSQL
-        // that read was 1 of a REST cycle's 6 statements.
-        const fn = v as HumanTaskApi["start"];
-        return async (...args: Parameters<HumanTaskApi["start"]>) => {
-          const r = await fn.apply(target, args);
-          runOfRoot.set(`${args[0].tenantId}\u0000${r.instanceId}`, { runId: null });
-          return r;
-        };
-      }
-      if (prop === "complete" || prop === "completeAndEnd") {
-        const fn = v as (...a: unknown[]) => Promise<{ task: Task }>;
-        return async (...args: unknown[]) => {
-          const r = await fn.apply(target, args);
-          await hint((args[0] as { tenantId: string }).tenantId, r.task);
-          return r;
-        };
-      }
-      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  }
 }
+
+const rootKey = (tenantId: string, rootId: string) => `${tenantId}\u0000${rootId}`;

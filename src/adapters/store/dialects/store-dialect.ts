@@ -9,6 +9,12 @@ import type { ClassifyDriverError } from "./driver-error.ts";
 
 export type StoreDialectName = "sqlite" | "postgres" | "mysql";
 
+/**
+ * How a raw SQL text writes its parameters: `$1, $2, …` (PostgreSQL) or `?`
+ * (SQLite, MariaDB).
+ */
+export type ParamStyle = "numbered" | "positional";
+
 export interface StoreDialect {
   readonly name: StoreDialectName;
   /** Kysely's driver, query compiler, adapter and introspector. Connects lazily. */
@@ -46,6 +52,35 @@ export interface StoreDialect {
    * locks its rows table by table in that order.
    */
   readonly straightJoin: boolean;
+  /**
+   * `SELECT … FOR UPDATE SKIP LOCKED` exists (PostgreSQL, MariaDB ≥ 10.6): a
+   * claim or a heartbeat passes over rows another statement holds instead of
+   * waiting for them.
+   */
+  readonly skipLocked: boolean;
+  /**
+   * `UPDATE t SET … FROM s WHERE …` joins another row source into an UPDATE
+   * (PostgreSQL; SQLite ≥ 3.33). MariaDB spells it `UPDATE t JOIN s`, which
+   * the store does not use.
+   */
+  readonly updateFrom: boolean;
+  /**
+   * A JavaScript array binds as one SQL array parameter that `unnest(…)` turns
+   * into rows (PostgreSQL): one statement of fixed text writes any number of
+   * rows, which is what batching writes across runs needs (write-batcher.ts).
+   */
+  readonly arrayParams: boolean;
+  /**
+   * `LISTEN` / `NOTIFY` (PostgreSQL): a write that makes a run runnable
+   * notifies idle workers, which then claim at once instead of at their next
+   * poll. Elsewhere workers poll only.
+   */
+  readonly listenNotify: boolean;
+  /**
+   * How raw statements write parameters (see ParamStyle). `numbered` also
+   * means a parameter in a select list has no type until cast (`$1::bigint`).
+   */
+  readonly paramStyle: ParamStyle;
   /** `CREATE INDEX … WHERE …` (PostgreSQL, SQLite); MariaDB indexes every row. */
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */

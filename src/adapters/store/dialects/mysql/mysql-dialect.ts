@@ -54,6 +54,11 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     // utf8mb4_bin: ids compare byte-for-byte like on PostgreSQL and SQLite; the
     // server default (…_general_ci) would make user 'Alice' see 'alice''s inbox.
     tableOptions: "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+    skipLocked: true,
+    updateFrom: false,
+    arrayParams: false,
+    listenNotify: false,
+    paramStyle: "positional",
     classifyError: classifyMysqlError,
     target,
   };

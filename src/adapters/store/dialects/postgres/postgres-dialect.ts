@@ -6,7 +6,7 @@
 import pg from "pg";
 import { PostgresDialect } from "kysely";
 import { guardConnectionErrors } from "./connection-errors.ts";
-import { withPreparedStatements } from "./prepared-statements.ts";
+import { PreparingPool } from "./prepared-statements.ts";
 import type { StoreDialect } from "../store-dialect.ts";
 import { classifyPgError } from "./driver-errors.ts";
 
@@ -23,7 +23,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
-    return Promise.resolve(withPreparedStatements(guardConnectionErrors(pool)));
+    return Promise.resolve(new PreparingPool(guardConnectionErrors(pool)));
   };
   return {
     name: "postgres",
@@ -38,6 +38,11 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    skipLocked: true,
+    updateFrom: true,
+    arrayParams: true,
+    listenNotify: true,
+    paramStyle: "numbered",
     classifyError: classifyPgError,
     target,
   };

@@ -36,7 +36,7 @@
  *   lock about as long as it did for one transaction before.
  *
  * The event loop gets a turn at least every 5 ms of SQL (the lock's turn
- * budget, sqlite-connection-lock.ts): a queue of 2,000 transactions used to
+ * budget, connection-lock.ts): a queue of 2,000 transactions used to
  * run as one synchronous stretch of seconds, during which the server could
  * accept no connection and read no socket.
  *
@@ -57,6 +57,11 @@
  * OS crash or power loss can lose the last commits, exactly as before. Group
  * commit does not change what COMMIT means, only how many happen.
  *
+ * The parts: this file is the Kysely Driver (connections, logical
+ * transactions, statements); batch-committer.ts opens, joins and commits the
+ * physical transaction; group-commit-connection.ts is the connection handle
+ * and the execution of one statement; connection-lock.ts the lock.
+ *
  * Limits: statements that cannot run inside a transaction (VACUUM, a PRAGMA
  * such as journal_mode) must run at open, before the first batch; and
  * streamQuery reads all rows first (better-sqlite3 would otherwise hold the
@@ -65,102 +70,22 @@
  */
 import type Database from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from "kysely";
+import { BatchCommitter, lost, type Batch } from "./batch-committer.ts";
 import { ConnectionLock } from "./connection-lock.ts";
+import {
+  asConnection,
+  exec,
+  GroupCommitConnection,
+  quote,
+  rejected,
+  type StatementExecutor,
+} from "./group-commit-connection.ts";
 
-/**
- * A batch is committed at this many members even if callers are still queued.
- * With 32 workflows in flight a batch holds about 32; the cap only bounds
- * what another process waits for under a flood.
- */
-const MAX_BATCH_MEMBERS = 512;
-
-/** Our savepoint; logical transactions never overlap, so one name is enough. */
-const SAVEPOINT = '"taskflow_group_commit"';
-
-interface Member {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-/** One physical write transaction and the members waiting for its COMMIT. */
-class Batch {
-  members: Member[] = [];
-  /** The macrotask backstop is armed. */
-  timer = false;
-  /** Set when the batch failed: every member was rejected with it. */
-  error: unknown;
-}
-
-type Statement = Database.Statement<unknown[], unknown>;
-
-/**
- * What a Kysely connection is here: a handle on the one SQLite connection that
- * knows whether it holds the lock and which logical transaction it runs.
- */
-class GroupCommitConnection implements DatabaseConnection {
-  /** Taken by acquireConnection; given back early once a statement or transaction waits for its COMMIT. */
-  holdsLock = true;
-  /** The batch this connection's logical transaction runs in; null outside one. */
-  tx: Batch | null = null;
-  /**
-   * The transaction is a SAVEPOINT in a batch others joined first. When it
-   * opened the batch it is the physical transaction itself: nobody can join
-   * while it holds the lock, so its rollback is a plain ROLLBACK and neither
-   * SAVEPOINT nor RELEASE is needed (what a lone caller pays stays as before).
-   */
-  nested = false;
-
-  constructor(private readonly driver: GroupCommitSqliteDriver) {}
-
-  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.driver.execute<R>(this, compiledQuery);
-  }
-
-  async *streamQuery<R>(
-    compiledQuery: CompiledQuery,
-    _chunkSize?: number,
-  ): AsyncIterableIterator<QueryResult<R>> {
-    const { rows } = await this.driver.execute<R>(this, compiledQuery);
-    for (const row of rows) yield { rows: [row] };
-  }
-}
-
-function asConnection(connection: DatabaseConnection): GroupCommitConnection {
-  if (!(connection instanceof GroupCommitConnection))
-    throw new Error("not a connection of the group-commit SQLite driver");
-  return connection;
-}
-
-function exec<R>(stmt: Statement, parameters: readonly unknown[]): QueryResult<R> {
-  // One array argument, as Kysely's own driver passes it: better-sqlite3 binds its items.
-  const params = parameters as unknown[];
-  if (stmt.reader) return { rows: stmt.all(params) as R[] };
-  const { changes, lastInsertRowid } = stmt.run(params);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-}
-
-function settle(batch: Batch, error?: unknown): void {
-  const members = batch.members;
-  batch.members = [];
-  if (error !== undefined) batch.error = error;
-  for (const m of members) {
-    if (error === undefined) m.resolve();
-    else m.reject(error);
-  }
-}
-
-export class GroupCommitSqliteDriver implements Driver {
+export class GroupCommitSqliteDriver implements Driver, StatementExecutor {
   readonly #open: () => Database.Database;
   readonly #lock = new ConnectionLock();
   #db!: Database.Database;
-  /** The open physical transaction, or null between batches. */
-  #batch: Batch | null = null;
-  #begin!: Statement;
-  #commit!: Statement;
-  #rollback!: Statement;
-  #savepoint!: Statement;
-  #release!: Statement;
-  #rollbackTo!: Statement;
+  #batches!: BatchCommitter;
 
   /** `open` returns a connection with every PRAGMA already set (they cannot change inside a batch). */
   constructor(open: () => Database.Database) {
@@ -168,14 +93,8 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   init(): Promise<void> {
-    const db = this.#open();
-    this.#db = db;
-    this.#begin = db.prepare("begin immediate");
-    this.#commit = db.prepare("commit");
-    this.#rollback = db.prepare("rollback");
-    this.#savepoint = db.prepare(`savepoint ${SAVEPOINT}`);
-    this.#release = db.prepare(`release ${SAVEPOINT}`);
-    this.#rollbackTo = db.prepare(`rollback to ${SAVEPOINT}`);
+    this.#db = this.#open();
+    this.#batches = new BatchCommitter(this.#db, this.#lock);
     return Promise.resolve();
   }
 
@@ -200,9 +119,9 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = asConnection(connection);
     await this.#retake(c); // held until commitTransaction / rollbackTransaction
-    const nested = this.#batch !== null;
-    const batch = this.#openBatch();
-    if (nested) this.#savepoint.run();
+    const nested = this.#batches.current !== null;
+    const batch = this.#batches.open();
+    if (nested) this.#batches.savepoint();
     c.tx = batch;
     c.nested = nested;
   }
@@ -214,16 +133,9 @@ export class GroupCommitSqliteDriver implements Driver {
     c.tx = null;
     let durable: Promise<void>;
     try {
-      if (batch !== this.#batch) throw lost(batch);
-      if (c.nested) {
-        try {
-          this.#release.run();
-        } catch (error) {
-          this.#undoSavepoint(batch);
-          throw error;
-        }
-      }
-      durable = this.#join(batch);
+      if (batch !== this.#batches.current) throw lost(batch);
+      if (c.nested) this.#batches.release(batch);
+      durable = this.#batches.join(batch);
     } finally {
       this.#giveBack(c);
     }
@@ -237,13 +149,13 @@ export class GroupCommitSqliteDriver implements Driver {
     c.tx = null;
     let settled: Promise<void> | undefined;
     try {
-      if (batch === this.#batch && !c.nested) {
+      if (batch === this.#batches.current && !c.nested) {
         // The batch is this transaction alone: nothing else to wait for.
-        this.#rollbackQuietly();
-        this.#fail(batch, undefined);
-      } else if (batch === this.#batch) {
-        this.#undoSavepoint(batch);
-        if (batch === this.#batch) settled = this.#join(batch);
+        this.#batches.rollbackQuietly();
+        this.#batches.fail(batch, undefined);
+      } else if (batch === this.#batches.current) {
+        this.#batches.undoSavepoint(batch);
+        if (batch === this.#batches.current) settled = this.#batches.join(batch);
       }
     } finally {
       this.#giveBack(c);
@@ -267,7 +179,8 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    if (this.#batch !== null) await this.#commitLater(this.#batch);
+    const open = this.#batches.current;
+    if (open !== null) await this.#batches.commitLater(open);
     this.#db.close();
   }
 
@@ -303,13 +216,13 @@ export class GroupCommitSqliteDriver implements Driver {
 
   /** The caller holds the lock through its logical transaction. */
   #inTransaction<R>(batch: Batch, query: CompiledQuery): QueryResult<R> {
-    if (batch !== this.#batch) throw lost(batch);
+    if (batch !== this.#batches.current) throw lost(batch);
     const stmt = this.#db.prepare(query.sql);
     try {
       return exec<R>(stmt, query.parameters);
     } catch (error) {
       // The caller rolls back to its savepoint, unless SQLite dropped the whole batch.
-      if (!this.#db.inTransaction) this.#fail(batch, error);
+      if (!this.#db.inTransaction) this.#batches.fail(batch, error);
       throw error;
     }
   }
@@ -325,17 +238,17 @@ export class GroupCommitSqliteDriver implements Driver {
       // one, committed at once — SQLite's implicit transaction does exactly
       // that (its write statement takes the write lock at its start, where
       // busy_timeout applies), before the result is returned.
-      if (this.#batch === null && (stmt.readonly || !this.#lock.hasWaiters))
+      if (this.#batches.current === null && (stmt.readonly || !this.#lock.hasWaiters))
         return Promise.resolve(exec<R>(stmt, query.parameters));
-      const batch = this.#openBatch();
+      const batch = this.#batches.open();
       try {
         result = exec<R>(stmt, query.parameters);
       } catch (error) {
         // SQLite undid this statement; the batch goes on unless it was dropped too.
-        if (!this.#db.inTransaction) this.#fail(batch, error);
+        if (!this.#db.inTransaction) this.#batches.fail(batch, error);
         throw error;
       }
-      durable = this.#join(batch);
+      durable = this.#batches.join(batch);
     } catch (error) {
       return rejected(error);
     } finally {
@@ -343,99 +256,4 @@ export class GroupCommitSqliteDriver implements Driver {
     }
     return durable.then(() => result);
   }
-
-  /** The caller holds the lock. */
-  #openBatch(): Batch {
-    if (this.#batch !== null) return this.#batch;
-    this.#begin.run(); // may wait up to busy_timeout for another process
-    const batch = new Batch();
-    this.#batch = batch;
-    return batch;
-  }
-
-  /**
-   * The caller holds the lock and has done its work in `batch`: its result is
-   * delivered with the COMMIT, which runs now if nobody is queued behind it.
-   */
-  #join(batch: Batch): Promise<void> {
-    const durable = new Promise<void>((resolve, reject) => {
-      batch.members.push({ resolve, reject });
-    });
-    if (!this.#lock.hasWaiters || batch.members.length >= MAX_BATCH_MEMBERS) {
-      this.#commitNow(batch);
-    } else if (!batch.timer) {
-      batch.timer = true;
-      setImmediate(() => void this.#commitLater(batch));
-    }
-    return durable;
-  }
-
-  /** The backstop: commits `batch` at its turn of the lock, ahead of the queue. */
-  async #commitLater(batch: Batch): Promise<void> {
-    await this.#lock.acquireFirst();
-    try {
-      this.#commitNow(batch);
-    } finally {
-      this.#lock.release();
-    }
-  }
-
-  /** The caller holds the lock. */
-  #commitNow(batch: Batch): void {
-    if (batch !== this.#batch) return; // committed or failed already
-    this.#batch = null;
-    try {
-      this.#commit.run();
-    } catch (error) {
-      this.#rollbackQuietly();
-      settle(batch, error);
-      return;
-    }
-    settle(batch);
-  }
-
-  /** The caller holds the lock and its savepoint is the innermost one left. */
-  #undoSavepoint(batch: Batch): void {
-    try {
-      this.#rollbackTo.run();
-      this.#release.run();
-    } catch (error) {
-      // The batch can no longer be trusted to hold exactly its members' work.
-      this.#rollbackQuietly();
-      this.#fail(batch, error);
-    }
-  }
-
-  /**
-   * SQLite dropped (or we rolled back) the physical transaction: everybody in
-   * it fails (nobody when `batch` held only the transaction that rolled back).
-   */
-  #fail(batch: Batch, error: unknown): void {
-    if (this.#batch === batch) this.#batch = null;
-    settle(batch, error);
-  }
-
-  #rollbackQuietly(): void {
-    if (!this.#db.inTransaction) return;
-    try {
-      this.#rollback.run();
-    } catch {
-      // The connection is unusable; the next BEGIN reports it.
-    }
-  }
-}
-
-function rejected(error: unknown): Promise<never> {
-  return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-}
-
-/** Why a logical transaction can no longer use its batch. */
-function lost(batch: Batch): Error {
-  return batch.error instanceof Error
-    ? batch.error
-    : new Error("SQLite dropped the transaction", { cause: batch.error });
-}
-
-function quote(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
 }

@@ -5,7 +5,7 @@
  * ONE connection, which one logical transaction at a time holds, so inside one
  * process every transaction runs alone — there are no row locks to take, and
  * `lockInstance`/`lockTask` are plain selects. The driver commits in groups
- * (`sqlite-group-commit.ts`): many logical transactions and autocommit
+ * (`group-commit.ts`): many logical transactions and autocommit
  * statements share one physical transaction, and none of them learns its
  * result before that COMMIT succeeded. Across processes (a `taskflow migrate`
  * next to a server, two servers on one file) SQLite's file lock is what
@@ -93,6 +93,11 @@ export function sqliteDialect(
     writableCte: false,
     lockOfTable: false,
     straightJoin: false,
+    skipLocked: false,
+    updateFrom: true,
+    arrayParams: false,
+    listenNotify: false,
+    paramStyle: "positional",
     classifyError: classifySqliteError,
     target,
   };

@@ -1,0 +1,33 @@
+/** A fresh test database with the human-task inbox, the run store and the ctx.humanTask bridge. */
+import { createDirectory } from "../../../src/adapters/directory/create-directory.ts";
+import { createStore } from "../../../src/adapters/store/create-store.ts";
+import type { SqlStore } from "../../../src/adapters/store/sql-store.ts";
+import { loadConfig } from "../../../src/config/load-config.ts";
+import { humanTaskBridge } from "../../../src/engine/durable/human-task-bridge.ts";
+import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
+import { HumanTaskEngine } from "../../../src/engine/human-task-engine.ts";
+import { createTestDatabase, type Backend } from "../../support/backends.ts";
+
+/** A fresh database of `b` with the inbox, the run store and the bridge (engine wrappable). */
+export async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskApi = (e) => e) {
+  const db = await createTestDatabase(b);
+  const config = loadConfig({
+    env: {},
+    overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
+  });
+  const store = createStore(config.databaseUrl) as SqlStore;
+  await store.migrate();
+  const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  const runs = store.runStore();
+  const bridge = humanTaskBridge(store, wrap(engine));
+  return {
+    store,
+    engine,
+    runs,
+    bridge,
+    close: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+}

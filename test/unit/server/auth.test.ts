@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { loadConfig } from "../../../src/config/load-config.ts";
+import { ConfigError } from "../../../src/config/config-error.ts";
+import { keyVerifier } from "../../../src/server/auth.ts";
+import { buildServer } from "../../../src/server/build-server.ts";
+import { KEY, sampleTask, stubEngine, stubServer } from "./stub-engine.ts";
+
+void describe("keyVerifier (constant-time compare over SHA-256 digests)", () => {
+  const verify = keyVerifier(["alpha", "a-much-longer-second-key"]);
+  void test("accepts every configured key", () => {
+    assert.equal(verify("alpha"), true);
+    assert.equal(verify("a-much-longer-second-key"), true);
+  });
+  void test("refuses others, including prefixes, extensions and case changes", () => {
+    for (const bad of [undefined, "", "alph", "alphaa", "ALPHA", "a-much-longer-second-ke"]) {
+      assert.equal(verify(bad), false, String(bad));
+    }
+  });
+  void test("with no keys nothing matches", () => {
+    assert.equal(keyVerifier([])("anything"), false);
+  });
+});
+
+void describe("X-API-Key on the HTTP API", () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await stubServer({ getTask: () => Promise.resolve(sampleTask()) });
+  });
+  after(() => app.close());
+
+  void test("missing or wrong key → 401 Unauthorized problem", async () => {
+    for (const headers of [{}, { "x-api-key": "wrong" }, { "x-api-key": `${KEY}x` }]) {
+      const r = await app.inject({ url: "/v1/tasks/t1", headers });
+      assert.equal(r.statusCode, 401);
+      assert.match(r.headers["content-type"] as string, /^application\/problem\+json/);
+      assert.equal(r.json().code, "Unauthorized");
+    }
+  });
+
+  void test("the key is checked before anything else (no 400 leaks through)", async () => {
+    const r = await app.inject({ method: "POST", url: "/v1/processes", payload: "{bad" });
+    assert.equal(r.statusCode, 401);
+  });
+
+  void test("a right key passes", async () => {
+    const r = await app.inject({ url: "/v1/tasks/t1", headers: { "x-api-key": KEY } });
+    assert.equal(r.statusCode, 200);
+  });
+
+  void test("/healthz, /openapi.json and /docs need no key", async () => {
+    assert.equal((await app.inject({ url: "/healthz" })).statusCode, 200);
+    assert.equal((await app.inject({ url: "/openapi.json" })).statusCode, 200);
+    const docs = await app.inject({ url: "/docs" });
+    assert.ok([200, 302].includes(docs.statusCode), `docs ${docs.statusCode}`);
+  });
+});
+
+void describe("development without keys", () => {
+  void test("no key is required", async () => {
+    const app = await stubServer(
+      { getTask: () => Promise.resolve(sampleTask()) },
+      { overrides: { nodeEnv: "development", apiKeys: [] } },
+    );
+    assert.equal((await app.inject({ url: "/v1/tasks/t1" })).statusCode, 200);
+    await app.close();
+  });
+
+  void test("buildServer refuses a keyless config outside development", () => {
+    const config = loadConfig({
+      env: {},
+      requireApiKeys: false,
+      overrides: { logLevel: "silent" },
+    });
+    assert.throws(() => buildServer({ engine: stubEngine(), config }), ConfigError);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * A HumanTaskApi whose methods are replaced per test; anything not replaced
+ * throws, so a test notices when a route calls the engine unexpectedly.
+ */
+import type { Writable } from "node:stream";
+import { pino } from "pino";
+import { loadConfig } from "../../../src/config/load-config.ts";
+import type { ConfigOverrides } from "../../../src/config/config.ts";
+import type { Task } from "../../../src/domain/task.ts";
+import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
+import { buildServer } from "../../../src/server/build-server.ts";
+
+export const KEY = "test-key-1";
+
+export function stubEngine(methods: Partial<HumanTaskApi> = {}): HumanTaskApi {
+  return new Proxy(methods as HumanTaskApi, {
+    get: (target, p: string) =>
+      (target as unknown as Record<string, unknown>)[p] ??
+      (() => Promise.reject(new Error(`stub engine: ${p} not expected`))),
+  });
+}
+
+export function sampleTask(over: Partial<Task> = {}): Task {
+  return {
+    id: "t1",
+    tenantId: "default",
+    instanceId: "i1",
+    rootInstanceId: "r1",
+    definitionKey: "leave",
+    assigneeKind: "user",
+    assigneeId: "bob",
+    assignedBy: "alice",
+    status: "open",
+    claimedBy: null,
+    claimedAt: null,
+    completedBy: null,
+    completedAt: null,
+    vars: null,
+    createdAt: Date.UTC(2025, 0, 1),
+    ...over,
+  };
+}
+
+export function testConfig(overrides: ConfigOverrides = {}) {
+  return loadConfig({
+    env: {},
+    overrides: { nodeEnv: "production", apiKeys: [KEY], logLevel: "silent", ...overrides },
+  });
+}
+
+/** A server over a stub engine; `logTo` captures the JSON log lines. */
+export async function stubServer(
+  methods: Partial<HumanTaskApi> = {},
+  options: { overrides?: ConfigOverrides; logTo?: Writable } = {},
+) {
+  const config = testConfig(options.overrides);
+  const logger = options.logTo ? pino({ level: "trace" }, options.logTo) : undefined;
+  const app = buildServer({ engine: stubEngine(methods), config, logger });
+  await app.ready();
+  return app;
+}
+
+export const authed = (actor = "bob") => ({ "x-api-key": KEY, "x-actor-id": actor });

@@ -1,0 +1,101 @@
+/**
+ * The split into `npm run test:unit` and `npm run test:db` (test/test-sets.ts)
+ * drops no file, and the unit set stays free of databases and processes.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { allTestFiles, testFiles } from "../test-sets.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/** This file: it names what it looks for. */
+const SELF = "test/unit/test-sets.test.ts";
+
+test("every test file under test/ is in exactly one of the unit and db sets", () => {
+  // Found here independently of test-sets.ts: any file whose name ends in .test.ts.
+  const onDisk = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
+    .filter((p) => p.endsWith(".test.ts"))
+    .map((p) => `test/${p.split("\\").join("/")}`)
+    .sort();
+  const unit = testFiles("unit", root);
+  const db = testFiles("db", root);
+  assert.ok(unit.length > 0 && db.length > 0, "both sets have files");
+  assert.deepEqual(allTestFiles(root), onDisk);
+  assert.deepEqual([...unit, ...db].sort(), onDisk, "the two sets together are every file");
+  assert.deepEqual(
+    unit.filter((f) => db.includes(f)),
+    [],
+    "no file is in both sets",
+  );
+  assert.ok(unit.every((f) => f.startsWith("test/unit/")));
+  assert.ok(db.every((f) => !f.startsWith("test/unit/")));
+});
+
+test("npm test runs lint, format check, typecheck, then both sets", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  assert.match(pkg.scripts["test:unit"]!, /test\/run-tests\.ts unit$/);
+  assert.match(pkg.scripts["test:db"]!, /test\/run-tests\.ts db$/);
+  const steps = pkg.scripts.test!.split("&&").map((s) => s.trim());
+  assert.deepEqual(steps, [
+    "npm run lint",
+    "npm run format:check",
+    "npm run typecheck",
+    "npm run test:unit",
+    "npm run test:db",
+  ]);
+});
+
+/**
+ * What a unit test must not reach, directly or through a test helper: a store
+ * or the composition root (they open databases), a driver, a test database, a
+ * child process. A guard for the common ways in, not a proof.
+ */
+const OPENS_A_DATABASE_OR_PROCESS = [
+  /^(node:)?child_process$/,
+  /^(better-sqlite3|pg|mysql2(\/.*)?|kysely)$/,
+  /\/adapters\/store\/(create-store|sql-store|dialects\/)/,
+  /\/create-(taskflow|durable)\.ts$/,
+  /\/cli\//,
+  /\/examples\//,
+  /\/test\/support\/(backends|server-process|db-snapshot|steady-load|hammer)\.ts$/,
+];
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), "utf8");
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+}
+
+test("unit tests import nothing that opens a database or starts a process", () => {
+  const problems: string[] = [];
+  for (const file of testFiles("unit", root)) {
+    // Follow relative imports through test helpers (not into src: src is checked by name).
+    const seen = new Set<string>();
+    const queue = [file];
+    while (queue.length > 0) {
+      const at = queue.pop()!;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      for (const spec of importsOf(at)) {
+        const resolved = spec.startsWith(".") ? normalize(join(dirname(at), spec)) : spec;
+        const name = spec.startsWith(".") ? `/${resolved}` : spec;
+        if (OPENS_A_DATABASE_OR_PROCESS.some((re) => re.test(name))) {
+          problems.push(`${file}${at === file ? "" : ` (through ${at})`} imports ${spec}`);
+        } else if (resolved.startsWith("test/") && resolved.endsWith(".ts")) {
+          queue.push(resolved);
+        }
+      }
+    }
+    const text = readFileSync(join(root, file), "utf8");
+    if (
+      file !== SELF &&
+      /createTestDatabase|createStore\(|createTaskflow\(|new Database\(/.test(text)
+    ) {
+      problems.push(`${file} opens a database`);
+    }
+  }
+  assert.deepEqual(problems, [], "move these to a db test (outside test/unit/)");
+});
