@@ -3,7 +3,12 @@
  *   start → assign users ×3 with onAllCompleted → 3 completes → join
  * on each backend at concurrency 1 and 32, plus the raw single-row-insert
  * ceiling of the same database in the same run, and the inbox query on
- * PostgreSQL with 1,000,000 tasks (inbox-seed.ts).
+ * PostgreSQL with 1,000,000 tasks (inbox-seed.ts), and the cycle's CPU per
+ * cycle against a minimal Fastify + pg server (rest-ceiling.ts).
+ *
+ * Arguments pick parts: backend names (sqlite, postgres, mysql), `inbox`,
+ * `ceiling`; none runs everything. `npm run bench -- tasks ceiling` runs only
+ * the ceiling comparison.
  */
 import {
   backends,
@@ -12,14 +17,15 @@ import {
   type Backend,
 } from "../test/support/backends.ts";
 import { JsonClient } from "./lib/http-client.ts";
+import { API_KEY, cycle } from "./lib/task-cycle.ts";
 import { benchInbox } from "./inbox.ts";
+import { benchRestCeiling, printCeiling, type CeilingRow } from "./rest-ceiling.ts";
 import { rawInsertCeiling } from "./lib/raw-ceiling.ts";
 import { writeResults, printTable } from "./lib/results.ts";
 import { runConcurrent } from "./lib/run-concurrent.ts";
 import { startServer } from "../test/support/server-process.ts";
 import { round, summarize, type Summary } from "./lib/stats.ts";
 
-const API_KEY = "bench-key";
 const CONCURRENCY = [1, 32];
 
 interface CycleResult {
@@ -29,34 +35,6 @@ interface CycleResult {
   requestsPerSecond: number;
   errors: number;
   rawInsertsPerSecond: number;
-}
-
-async function cycle(c: JsonClient, i: number) {
-  const p = await c.expect<{ instanceId: string }>(201, "POST", "/v1/processes", "starter", {
-    processKey: "bench",
-    vars: { i },
-  });
-  const a = await c.expect<{ tasks: { id: string; assignee: { id: string } }[] }>(
-    201,
-    "POST",
-    "/v1/assignments",
-    "starter",
-    {
-      parentInstanceId: p.instanceId,
-      assignee: { kind: "users", ids: ["u1", "u2", "u3"] },
-      onAllCompleted: { assignee: { kind: "user", id: "boss" } },
-    },
-  );
-  const results = await Promise.all(
-    a.tasks.map((t) =>
-      c.expect<{ joined: unknown }>(200, "POST", `/v1/tasks/${t.id}/complete`, t.assignee.id, {
-        vars: { ok: true },
-      }),
-    ),
-  );
-  // The join must fire exactly once per cycle, else the figure measures a broken engine.
-  if (results.filter((r) => r.joined).length !== 1)
-    throw new Error(`cycle ${i}: join fired ${results.filter((r) => r.joined).length} times`);
 }
 
 async function benchBackend(b: Backend, seconds: number): Promise<CycleResult[]> {
@@ -106,9 +84,11 @@ export async function run(args: string[]) {
     console.log(`tasks cycle on ${b.name} …`);
     results.push(...(await benchBackend(b, seconds)));
   }
-  console.log(
-    "\nREST cycle: start → assign users×3 with onAllCompleted → 3 completes → join (5 requests)",
-  );
+  if (results.length > 0) {
+    console.log(
+      "\nREST cycle: start → assign users×3 with onAllCompleted → 3 completes → join (5 requests)",
+    );
+  }
   printTable(
     results.map((r) => ({
       backend: r.backend,
@@ -126,6 +106,20 @@ export async function run(args: string[]) {
     only.length === 0 || only.includes("inbox") || only.includes("postgres")
       ? await benchInbox()
       : null;
-  const file = writeResults("tasks", { cycles: results, inbox });
+  let ceiling: CeilingRow[] | null = null;
+  if (only.length === 0 || only.includes("ceiling") || only.includes("postgres")) {
+    const why = await unavailableReason({ name: "postgres" });
+    if (why) console.log(`skipping the REST ceiling: ${why}`);
+    else {
+      console.log("\nREST cycle against its ceiling (PostgreSQL) …");
+      ceiling = await benchRestCeiling();
+      console.log(
+        "\nCPU ms per cycle (medians over interleaved rounds): server process; PostgreSQL = " +
+          "the database's backends + the cluster's background processes",
+      );
+      printCeiling(ceiling);
+    }
+  }
+  const file = writeResults("tasks", { cycles: results, inbox, ceiling });
   console.log(`\nwritten ${file}`);
 }

@@ -22,7 +22,13 @@ import { requireHostHeader } from "./host-header.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
 import { installLoadShedding } from "./load-shedding.ts";
-import { createLogger, genReqId, REQUEST_ID_HEADER, withRedaction } from "./logging.ts";
+import {
+  createLogger,
+  genReqId,
+  OneLinePerRequest,
+  REQUEST_ID_HEADER,
+  withRedaction,
+} from "./logging.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { processRoutes } from "./process-routes.ts";
 import { readinessRoute, type ReadinessChecks } from "./readiness-route.ts";
@@ -58,6 +64,7 @@ export function buildServer({
   const loggerInstance: FastifyBaseLogger = logger ? withRedaction(logger) : createLogger(config);
   const app = Fastify({
     loggerInstance,
+    logController: new OneLinePerRequest(),
     genReqId,
     bodyLimit: config.bodyLimit,
     // Route params are ids up to MAX_ID_LENGTH (x3: percent-encoded); the default 100 would
@@ -80,8 +87,10 @@ export function buildServer({
   installJsonParser(app);
   installErrorHandling(app);
   registerSchemas(app);
-  app.addHook("onRequest", async (req, reply) => {
+  // Callback style: no promise per request.
+  app.addHook("onRequest", (req, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, req.id);
+    done();
   });
 
   registerOpenApi(app);

@@ -67,8 +67,10 @@ function limitInFlight(scope: FastifyInstance, max: number): void {
     }
     inFlight++;
     // 'close' fires once per response, after it is sent or when the client went
-    // away first; onResponse would miss the latter and the count would leak.
-    reply.raw.once("close", done);
+    // away first; onResponse would miss the latter and the count would leak. Node
+    // emits it at most once (ServerResponse._closed), so `on` is enough: `once`
+    // would wrap the listener in a bound function on every request.
+    reply.raw.on("close", done);
     next();
   });
 }

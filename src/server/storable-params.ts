@@ -20,10 +20,12 @@ export function refuseUnstorableParams(
 
 function findIn(values: unknown, what: string): string | null {
   if (typeof values !== "object" || values === null) return null;
-  for (const [name, value] of Object.entries(values)) {
+  for (const name in values) {
+    const value = (values as Record<string, unknown>)[name];
+    // Every request passes here: the parameter's name is shown only for the one refused.
+    if (findUnstorableText(value, "") === null) continue;
     const shown = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : JSON.stringify(name.slice(0, 40));
-    const found = findUnstorableText(value, `${what} ${shown}`);
-    if (found !== null) return found;
+    return findUnstorableText(value, `${what} ${shown}`);
   }
   return null;
 }
