@@ -22,7 +22,7 @@ import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
 import { workflow } from "../../src/workflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
-const KEY = "client-test-key";
+const KEY = "client-test-key-0123456789abcdefghijkl";
 
 const greet = workflow("greet", async (ctx, input: { name: string }) => {
   const greeting = await ctx.step("prefix", () => "hello");

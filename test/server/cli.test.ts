@@ -60,6 +60,17 @@ void test("serve outside development without WF_API_KEYS: exit 1, one line namin
   }
 });
 
+void test("serve in production with a key shorter than 24 characters: exit 1, how to generate one, not the key", async () => {
+  const r = await run(["serve"], { NODE_ENV: "production", WF_API_KEYS: "s3cr3t" }).exited;
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /WF_API_KEYS: key #1 has 6 characters; outside development a key needs at least 24/,
+  );
+  assert.match(r.stderr, /randomBytes\(32\)/);
+  assert.ok(!r.stderr.includes("s3cr3t"), "the key itself is printed");
+});
+
 void test("a bad setting: exit 1 naming the layer and the variable", async () => {
   const r = await run(["serve"], { NODE_ENV: "development", ADDR: "nowhere" }).exited;
   assert.equal(r.code, 1);
@@ -97,9 +108,10 @@ void test("the bin runs the compiled CLI (dist/, built by npm ci)", async () => 
 void test("migrate needs no API key; serve listens, answers and stops on SIGTERM", async () => {
   const m = await run(["migrate"]).exited;
   assert.equal(m.code, 0, m.stderr);
+  const key = "k1-0123456789abcdefghijkl";
   const s = run(
     ["serve"],
-    { NODE_ENV: "production", WF_API_KEYS: "k1", ADDR: "127.0.0.1:0", LOG_LEVEL: "warn" },
+    { NODE_ENV: "production", WF_API_KEYS: key, ADDR: "127.0.0.1:0", LOG_LEVEL: "warn" },
     /listening on (http:\/\/\S+)/,
   );
   await Promise.race([s.ready, s.exited.then((r) => assert.fail(`exited: ${r.stderr}`))]);
@@ -107,7 +119,7 @@ void test("migrate needs no API key; serve listens, answers and stops on SIGTERM
   assert.equal((await fetch(`${base}/healthz`)).status, 200);
   assert.equal((await fetch(`${base}/v1/definitions`)).status, 401);
   assert.equal(
-    (await fetch(`${base}/v1/definitions`, { headers: { "x-api-key": "k1" } })).status,
+    (await fetch(`${base}/v1/definitions`, { headers: { "x-api-key": key } })).status,
     200,
   );
   s.proc.kill("SIGTERM");

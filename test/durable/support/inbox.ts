@@ -13,7 +13,7 @@ export async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskAp
   const db = await createTestDatabase(b);
   const config = loadConfig({
     env: {},
-    overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
+    overrides: { databaseUrl: db.url, apiKeys: ["k-0123456789abcdefghijkl"], logLevel: "silent" },
   });
   const store = createStore(config.databaseUrl) as SqlStore;
   await store.migrate();

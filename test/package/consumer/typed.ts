@@ -19,7 +19,11 @@ export const order = workflow("order", async (ctx: WorkflowContext, input: { id:
 export async function start(file: string): Promise<Taskflow> {
   const config: TaskflowConfig = loadConfig({
     env: {},
-    overrides: { databaseUrl: `sqlite:${file}`, apiKeys: ["k"], logLevel: "silent" },
+    overrides: {
+      databaseUrl: `sqlite:${file}`,
+      apiKeys: ["k-0123456789abcdefghijkl"],
+      logLevel: "silent",
+    },
   });
   return createTaskflow(config, { workflows: [order] });
 }

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, test } from "node:test";
 import { ErrorCodes, TaskflowError } from "../../../src/domain/errors.ts";
 import { statusOf, toProblem } from "../../../src/server/error-mapping.ts";
-import { authed, stubServer } from "./stub-engine.ts";
+import { authed, KEY, stubServer } from "./stub-engine.ts";
 
 const EXPECTED_STATUS = {
   Validation: 400,
@@ -136,7 +136,7 @@ void describe("Fastify's own errors are problems too, never 500", () => {
     const noActor = await app.inject({
       method: "POST",
       url: "/v1/processes",
-      headers: { "x-api-key": "test-key-1" },
+      headers: { "x-api-key": KEY },
       payload: { processKey: "k" },
     });
     assertProblem(noActor, 400, "Validation");
