@@ -76,7 +76,9 @@ export function buildServer({
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; host-header.ts does it as a problem.
     http: { requireHostHeader: false },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
-    ajv: { customOptions: { coerceTypes: false } },
+    // removeAdditional off: a query parameter a route does not know (querystring schemas say
+    // additionalProperties: false) is a 400 naming it, not silently dropped.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // closing-guard.ts answers those requests as problem+json instead.
     return503OnClosing: false,
   });

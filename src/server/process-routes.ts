@@ -67,6 +67,7 @@ export function processRoutes(app: FastifyInstance, { engine }: RouteOptions, do
         headers: actorHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: {
             state: { type: "string", enum: ProcessStates },
             user: idSchema,

@@ -169,6 +169,7 @@ export function runRoutes(
         headers: tenantHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: {
             status: { type: "string", enum: RunStatuses },
             workflow: idSchema,

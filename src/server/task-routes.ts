@@ -60,6 +60,7 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
         headers: actorHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: { user: idSchema, group: idSchema, ...pageQueryProperties },
         },
         response: { 200: ref("TaskPage"), ...problemResponses },
