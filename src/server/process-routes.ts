@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../domain/instance.ts";
 import type { Vars } from "../domain/vars.ts";
 import { problemResponses, ref } from "./component-schemas.ts";
+import { assertKnownUser } from "./known-ids.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { actorContext, type ActorHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
@@ -27,7 +28,11 @@ interface ProcessQuery extends PageQuery {
   user?: string;
 }
 
-export function processRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
+export function processRoutes(
+  app: FastifyInstance,
+  { engine, directory }: RouteOptions,
+  done: () => void,
+) {
   app.post<{ Body: StartBody; Headers: ActorHeaders }>(
     "/v1/processes",
     {
@@ -80,6 +85,8 @@ export function processRoutes(app: FastifyInstance, { engine }: RouteOptions, do
     async (req) => {
       const ctx = actorContext(req);
       const { state, user } = req.query;
+      if (user !== undefined) assertKnownUser(directory, "user", user);
+      else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const page = await engine.listProcesses(
         ctx,
         user ?? ctx.actorId,

@@ -4,6 +4,7 @@ import { validation } from "../domain/errors.ts";
 import type { Vars } from "../domain/vars.ts";
 import { problemResponses, ref } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
+import { assertKnownGroup, assertKnownUser } from "./known-ids.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { toNextAssignment, type NextAssignmentBody } from "./request-bodies.ts";
 import {
@@ -46,7 +47,11 @@ const transitionSchema = (summary: string, response: object) => ({
   response: { 200: response, ...problemResponses },
 });
 
-export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
+export function taskRoutes(
+  app: FastifyInstance,
+  { engine, directory }: RouteOptions,
+  done: () => void,
+) {
   app.get<{ Querystring: InboxQuery; Headers: ActorHeaders }>(
     "/v1/tasks",
     {
@@ -73,6 +78,9 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
       }
       const ctx = actorContext(req);
       const page = pageRequest(req.query);
+      if (group !== undefined) assertKnownGroup(directory, "group", group);
+      else if (user !== undefined) assertKnownUser(directory, "user", user);
+      else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const result =
         group !== undefined
           ? await engine.groupInbox(ctx, group, page)
