@@ -6,9 +6,11 @@ import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunEvent, type RunStatus } from "../domain/run.ts";
 import type { RunEventJson } from "../domain/run-event.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { Directory } from "../engine/ports.ts";
 import { hideStack, withoutStack } from "./failure-stacks.ts";
 import { problemResponses } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
+import { assertKnownUser } from "./known-ids.ts";
 import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
 import {
   actorContext,
@@ -27,6 +29,8 @@ import {
 
 export interface RunRouteOptions {
   runs: DurableRuns;
+  /** Who exists: a run's starter (X-Actor-Id) must be a known user, checked at the start. */
+  directory: Directory;
   /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
   exposeErrorStacks?: boolean | undefined;
 }
@@ -131,7 +135,7 @@ interface RunListQuery extends PageQuery {
 
 export function runRoutes(
   app: FastifyInstance,
-  { runs, exposeErrorStacks = false }: RunRouteOptions,
+  { runs, directory, exposeErrorStacks = false }: RunRouteOptions,
   done: () => void,
 ) {
   const view = (r: Run) => runView(r, exposeErrorStacks);
@@ -150,6 +154,8 @@ export function runRoutes(
     },
     async (req, reply) => {
       const ctx = actorContext(req);
+      // The run owns a root instance as this user; an unknown one would only fail later, in the run.
+      assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const { run, created } = await runs.start(ctx.tenantId, req.params.name, {
         input: req.body.input,
         id: req.body.id,
