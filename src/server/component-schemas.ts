@@ -185,10 +185,3 @@ const SCHEMAS = [
 export function registerSchemas(app: FastifyInstance): void {
   for (const s of SCHEMAS) app.addSchema(s);
 }
-
-/** Error responses every API route documents. */
-const problemResponse = {
-  description: "Problem details",
-  content: { "application/problem+json": { schema: ref("Problem") } },
-};
-export const problemResponses = { "4xx": problemResponse, "5xx": problemResponse };
