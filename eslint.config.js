@@ -28,13 +28,23 @@ const outward = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "bench/results/**", "bin/**"] },
+  {
+    // test/package/consumer is a separate project (the package's consumer): its own
+    // tsconfig, checked by test/package/consumer.test.ts against the built package.
+    ignores: [
+      "node_modules/**",
+      "dist/**",
+      "bench/results/**",
+      "bin/**",
+      "test/package/consumer/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.js"] },
+        projectService: { allowDefaultProject: ["eslint.config.js", "scripts/*.mjs"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

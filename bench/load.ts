@@ -19,7 +19,7 @@ import { startServer } from "../test/support/server-process.ts";
 import { printTable, writeResults } from "./lib/results.ts";
 import { percentile, round } from "./lib/stats.ts";
 
-const KEY = "bench-key";
+const KEY = "bench-key-0123456789abcdefghijkl";
 const CONNECTIONS = 200;
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 15);
 const WARMUP_MS = 4_000;

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The published binary: registers tsx's ESM loader, then runs the TypeScript CLI
-// as is (the package ships its sources). Paths resolve from this file's real
-// location, so it works through `npm link` and `npx` symlinks alike.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../src/cli/main.ts");
+// The published binary: runs the compiled CLI (`npm run build` writes dist/;
+// `npm ci` and `npm install` build it through `prepare`). Paths resolve from
+// this file's real location, so it works through `npm link` and `npx` symlinks.
+await import("../dist/cli/main.js");

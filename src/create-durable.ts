@@ -3,8 +3,6 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
@@ -88,16 +86,6 @@ export function createDurable(
       await worker?.stop();
     },
   };
-}
-
-/** Imports a module (.ts or .js, path relative to cwd) and returns its exports. */
-export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
-  const mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  const registry = new WorkflowRegistry();
-  if (registry.registerModule(mod) === 0) {
-    throw new Error(`--workflows ${path}: the module exports no workflow (use workflow(name, fn))`);
-  }
-  return mod;
 }
 
 /** `taskflow worker`: migrations, then a worker without HTTP. Resolves once it runs. */

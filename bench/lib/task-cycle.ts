@@ -5,7 +5,7 @@
  */
 import type { JsonClient } from "./http-client.ts";
 
-export const API_KEY = "bench-key";
+export const API_KEY = "bench-key-0123456789abcdefghijkl";
 
 export async function cycle(c: JsonClient, i: number) {
   const p = await c.expect<{ instanceId: string }>(201, "POST", "/v1/processes", "starter", {

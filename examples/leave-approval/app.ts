@@ -6,7 +6,7 @@
 import { createTaskflow, loadConfig, type Taskflow } from "taskflow";
 import { leaveWorkflow, LeaveServices, type LeaveRequest } from "./workflows.ts";
 
-export const API_KEY = "example-key";
+export const API_KEY = "example-key-0123456789abcdefghijkl";
 export const EMPLOYEES = ["emma", "eli"];
 export const MANAGER = "mia";
 export const HR = ["hank", "hana"];

@@ -7,7 +7,7 @@ import { createTaskflow, loadConfig, type Taskflow } from "taskflow";
 import { OrderServices } from "./services.ts";
 import { orderWorkflow, type OrderInput } from "./workflows.ts";
 
-export const API_KEY = "example-key";
+export const API_KEY = "example-key-0123456789abcdefghijkl";
 /** The shop backend starts orders; wendy and walt work in the warehouse. */
 export const SHOP = "shop";
 export const WAREHOUSE = ["wendy", "walt"];

@@ -5,32 +5,55 @@
  */
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
+import type { ListenAddress } from "../config/config.ts";
+import { CONFIG_FILE_VARIABLE, ENVIRONMENT_VARIABLES } from "../config/env-layer.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { importWorkflowModule, startWorker } from "../create-durable.ts";
+import { startWorker } from "../create-durable.ts";
+import { checkHealth, healthUrl } from "./health-check.ts";
+import { importWorkflowModule } from "./workflow-module.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
+import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>]
 
 Commands:
-  serve      run the HTTP server on ADDR (default :8081); migrations run first;
-             with --workflows, also a worker that executes their runs
+  serve      run the HTTP server on ADDR (default :8081; 127.0.0.1:8081 in
+             development); migrations run first; with --workflows, also a
+             worker that executes their runs
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
+  health     ask the node on ADDR whether it is alive (--ready: and can reach
+             its database); exit 0 if so, 1 if not
   help       show this help
 
 Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
-  --workflows <m>  a .ts or .js module; every workflow(...) it exports is registered
+  --workflows <m>  a .ts, .js or .mjs module; every workflow(...) it exports is registered
+  --ready          health: ask the readiness route (/readyz) instead of /healthz
   -h, --help       show this help
 
-Environment:
-  ADDR, DATABASE_URL, WF_USERS, WF_GROUP_<id>, WF_API_KEYS, NODE_ENV,
-  LOG_LEVEL, BODY_LIMIT, TASKFLOW_CONFIG
+Environment (docs/configuration.md):
+${environmentHelp()}
   An unset NODE_ENV counts as production: serve then requires WF_API_KEYS.
 `;
+
+function environmentHelp(): string {
+  const names = [...ENVIRONMENT_VARIABLES, "WF_GROUP_<id>", CONFIG_FILE_VARIABLE];
+  const lines: string[] = [];
+  let line = " ";
+  for (const name of names) {
+    if (line.length + name.length + 2 > 78) {
+      lines.push(line.replace(/,$/, ","));
+      line = " ";
+    }
+    line += ` ${name},`;
+  }
+  lines.push(line.replace(/,$/, ""));
+  return lines.join("\n");
+}
 
 export interface CliIo {
   out(text: string): void;
@@ -48,6 +71,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       options: {
         config: { type: "string" },
         workflows: { type: "string" },
+        ready: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -71,6 +95,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       return await worker(env, configFile, io, workflows);
     }
     if (command === "migrate") return await migrate(env, configFile, io);
+    if (command === "health") return await health(env, configFile, io, parsed.values.ready);
   } catch (e) {
     return fail(io, e);
   }
@@ -91,7 +116,7 @@ async function serve(
     address = await taskflow.listen();
   } catch (e) {
     await taskflow.close();
-    throw e;
+    throw inUse(e, config.addr) ?? e;
   }
   const log = taskflow.server.log;
   logUnhandledRejections(log);
@@ -100,7 +125,40 @@ async function serve(
     error: (o, m) => log.error(o, m),
   });
   io.out(`taskflow: listening on ${address}\n`);
+  const names = mod === undefined ? [] : workflowNames(mod);
+  if (names.length > 0) io.out(`taskflow: serving workflows ${names.join(", ")}\n`);
   return 0;
+}
+
+function workflowNames(mod: Record<string, unknown>): string[] {
+  const registry = new WorkflowRegistry();
+  registry.registerModule(mod);
+  return registry.names();
+}
+
+/** The port is taken: say how to pick another. */
+function inUse(e: unknown, addr: Readonly<ListenAddress>): Error | undefined {
+  if ((e as { code?: unknown }).code !== "EADDRINUSE") return undefined;
+  const host = addr.host.includes(":") ? `[${addr.host}]` : addr.host;
+  const next = addr.port === 65535 ? 8082 : addr.port + 1;
+  return new Error(
+    `ADDR ${host}:${addr.port}: the address is in use (another process listens there); ` +
+      `set ADDR to a free one, e.g. ADDR=${host}:${next}`,
+    { cause: e },
+  );
+}
+
+async function health(
+  env: Env,
+  configFile: string | undefined,
+  io: CliIo,
+  ready: boolean | undefined,
+): Promise<number> {
+  const config = loadConfig({ env, configFile, requireApiKeys: false });
+  const answer = await checkHealth(healthUrl(config.addr, ready === true));
+  if (answer.ok) io.out(`taskflow: ${answer.line}\n`);
+  else io.err(`taskflow: ${answer.line}\n`);
+  return answer.ok ? 0 : 1;
 }
 
 async function worker(

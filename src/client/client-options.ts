@@ -7,10 +7,11 @@ export interface TaskflowClientOptions {
   /** The server's base URL, e.g. `http://taskflow.internal:8081` (a path prefix is kept). */
   baseUrl: string;
   /**
-   * The API key sent as `X-API-Key`. Required: pass `null` only for a development
-   * server that has no keys configured. Never part of an error message.
+   * The API key sent as `X-API-Key`. Absent (or `null`) means none: only a
+   * development server without keys accepts that, and any other answers 401
+   * `Unauthorized`. Never part of an error message.
    */
-  apiKey: string | null;
+  apiKey?: string | null | undefined;
   /** `X-Tenant-Id` for every call; default none, which the server reads as `default`. */
   tenantId?: string;
   /** Default `globalThis.fetch`. */

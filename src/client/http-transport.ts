@@ -58,8 +58,9 @@ export class HttpTransport {
     if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
       throw new TypeError("TaskflowClient: baseUrl must not carry credentials, a query or a hash");
     }
-    if (options.apiKey !== null && (typeof options.apiKey !== "string" || options.apiKey === "")) {
-      throw new TypeError("TaskflowClient: apiKey must be a non-empty string, or null");
+    const key = options.apiKey;
+    if (key !== undefined && key !== null && (typeof key !== "string" || key === "")) {
+      throw new TypeError("TaskflowClient: apiKey must be a non-empty string, null or absent");
     }
     if (tenantId !== undefined && (typeof tenantId !== "string" || tenantId === "")) {
       throw new TypeError("TaskflowClient: tenantId must be a non-empty string when given");
@@ -87,7 +88,8 @@ export class HttpTransport {
   async send<T>(req: HttpRequest): Promise<HttpResponse<T>> {
     const what = `${req.method} ${req.path}`;
     const headers: Record<string, string> = { ...this.headers, accept: "application/json" };
-    if (this.options.apiKey !== null) headers["x-api-key"] = this.options.apiKey;
+    const key = this.options.apiKey;
+    if (key !== undefined && key !== null) headers["x-api-key"] = key;
     if (this.tenantId !== undefined) headers["x-tenant-id"] = this.tenantId;
     if (req.actorId !== undefined) headers["x-actor-id"] = req.actorId;
     const init: RequestInit = { method: req.method, headers };

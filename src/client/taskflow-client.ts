@@ -1,7 +1,7 @@
 /**
  * The typed HTTP client for host backends (BFF) (`src/client`, see docs/api.md, Client).
  *
- *   const taskflow = new TaskflowClient({ baseUrl, apiKey: process.env.TASKFLOW_KEY! });
+ *   const taskflow = new TaskflowClient({ baseUrl, apiKey: process.env.TASKFLOW_KEY });
  *   const bob = taskflow.as(session.userId);      // X-Actor-Id, from the BFF's own login
  *   for await (const task of bob.inboxAll()) …
  *   await bob.complete(taskId, { vars: { approved: true } });

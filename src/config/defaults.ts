@@ -1,7 +1,9 @@
 import type { Layer } from "./layers.ts";
 import { settingsOf } from "./layers.ts";
 
+/** Every interface; in development, when ADDR is not set, DEVELOPMENT_HOST instead. */
 export const DEFAULT_ADDR = ":8081";
+export const DEVELOPMENT_HOST = "127.0.0.1";
 export const DEFAULT_DATABASE_URL = "sqlite:./taskflow.db";
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /**

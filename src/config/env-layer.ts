@@ -19,6 +19,9 @@ const VARIABLES = {
   WF_SQLITE_SYNCHRONOUS: "sqliteSynchronous",
 } as const;
 
+/** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(VARIABLES);
+
 /** Path of the optional JSON config file when no --config flag is given. */
 export const CONFIG_FILE_VARIABLE = "TASKFLOW_CONFIG";
 

@@ -1,6 +1,7 @@
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import { isDevelopment, type ConfigKey, type TaskflowConfig } from "./config.ts";
 import type { Layer, Setting } from "./layers.ts";
+import { DEVELOPMENT_HOST } from "./defaults.ts";
 import { parseAddr } from "./parse-addr.ts";
 import {
   parseApiKeys,
@@ -63,22 +64,51 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   if (issues.length > 0) throw new ConfigError(issues);
   const config = out as unknown as TaskflowConfig;
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
-  return deepFreeze(config);
+  return deepFreeze(withDevelopmentHost(config, merged));
+}
+
+/**
+ * A development node nobody configured listens on loopback only: it has no API
+ * key, so every interface would hand the engine to the network. Any ADDR
+ * (environment, file or code) is taken as it is.
+ */
+function withDevelopmentHost(config: TaskflowConfig, merged: Layer): TaskflowConfig {
+  if (merged.addr?.layer !== "defaults" || !isDevelopment(config)) return config;
+  return { ...config, addr: { host: DEVELOPMENT_HOST, port: config.addr.port } };
 }
 
 function where(s: Setting, sub: string | undefined): string {
   return `${s.layer} ${sub !== undefined && s.subName ? s.subName(sub) : s.name}`;
 }
 
+/**
+ * A key an attacker cannot guess: 24 characters of a generated key are at least
+ * 144 bits (base64url). Shorter ones ("k1", "secret") are what people type.
+ */
+export const MIN_API_KEY_LENGTH = 24;
+const GENERATE_KEY = `node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"`;
+
 /** Exported so the server can refuse to start on a config built without this check. */
 export function assertKeysOutsideDevelopment(c: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">) {
-  if (c.apiKeys.length === 0 && !isDevelopment(c)) {
+  if (isDevelopment(c)) return;
+  if (c.apiKeys.length === 0) {
     throw new ConfigError([
       `WF_API_KEYS is empty while NODE_ENV is ${JSON.stringify(c.nodeEnv)}: ` +
         `set WF_API_KEYS (comma list of keys) or run with NODE_ENV=development ` +
         `(the CLI treats an unset NODE_ENV as production)`,
     ]);
   }
+  // The key itself never appears in the message, only its position and length.
+  const short = c.apiKeys.flatMap((k, i) =>
+    k.length < MIN_API_KEY_LENGTH
+      ? [
+          `WF_API_KEYS: key #${i + 1} has ${k.length} characters; outside development a key ` +
+            `needs at least ${MIN_API_KEY_LENGTH} (NODE_ENV is ${JSON.stringify(c.nodeEnv)}). ` +
+            `Generate one: ${GENERATE_KEY}`,
+        ]
+      : [],
+  );
+  if (short.length > 0) throw new ConfigError(short);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,6 +1,8 @@
 /** AssignTo: a referral with its task(s), optionally carrying the next assignment (the join). */
 import type { FastifyInstance } from "fastify";
-import { problemResponses, ref } from "./component-schemas.ts";
+import { ref } from "./component-schemas.ts";
+import { assignResultExample, instanceExample } from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { toAssignmentRequest, type AssignmentBody } from "./request-bodies.ts";
 import { actorContext, type ActorHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
@@ -28,8 +30,23 @@ export function assignmentRoutes(app: FastifyInstance, { engine }: RouteOptions,
             vars: varsSchema,
             onAllCompleted: ref("NextAssignment"),
           },
+          examples: [
+            {
+              parentInstanceId: instanceExample.id,
+              assignee: { kind: "user", id: "bob" },
+              vars: { days: 3 },
+              onAllCompleted: { assignee: { kind: "group", id: "clerks" } },
+            },
+          ],
         },
-        response: { 201: ref("AssignResult"), ...problemResponses },
+        response: {
+          201: jsonResponse(
+            "The referral and its task(s)",
+            ref("AssignResult"),
+            assignResultExample,
+          ),
+          ...apiErrors({ body: true }, "NotFound", "Conflict"),
+        },
       },
     },
     async (req, reply) => {

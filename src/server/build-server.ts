@@ -4,11 +4,13 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
 import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
+import type { Directory } from "../engine/ports.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { requireApiKey } from "./auth.ts";
 import { answerClientError, refuseConnect } from "./client-errors.ts";
@@ -47,6 +49,11 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
+  /**
+   * Who exists (query `user`/`group`, a run's starter); defaults to the one the
+   * config describes (WF_USERS, WF_GROUP_<id>), as the engine's own.
+   */
+  directory?: Directory | undefined;
 }
 
 const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
@@ -57,6 +64,7 @@ export function buildServer({
   logger,
   runs,
   readiness = {},
+  directory = createDirectory(config),
 }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
@@ -76,7 +84,9 @@ export function buildServer({
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; host-header.ts does it as a problem.
     http: { requireHostHeader: false },
     // Bodies keep strict JSON types ("5" is not a number); query limits are coerced in pagination.ts.
-    ajv: { customOptions: { coerceTypes: false } },
+    // removeAdditional off: a query parameter a route does not know (querystring schemas say
+    // additionalProperties: false) is a 400 naming it, not silently dropped.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // closing-guard.ts answers those requests as problem+json instead.
     return503OnClosing: false,
   });
@@ -101,9 +111,14 @@ export function buildServer({
     api.addHook("onRequest", requireApiKey(config.apiKeys));
     installRateLimit(api, config);
     api.addHook("preValidation", refuseUnstorableParams);
-    for (const routes of RESOURCES) await api.register(routes, { engine } satisfies RouteOptions);
+    for (const routes of RESOURCES)
+      await api.register(routes, { engine, directory } satisfies RouteOptions);
     if (runs) {
-      await api.register(runRoutes, { runs, exposeErrorStacks: config.exposeErrorStacks });
+      await api.register(runRoutes, {
+        runs,
+        directory,
+        exposeErrorStacks: config.exposeErrorStacks,
+      });
     }
   });
   return app;

@@ -10,6 +10,7 @@ import { ProcessStates } from "../domain/instance.ts";
 import { TaskStatuses } from "../domain/task.ts";
 import { idSchema, nullable, timeSchema, varsSchema } from "./schema-primitives.ts";
 import { ErrorCodes } from "../domain/errors.ts";
+import { SERVER_PROBLEM_CODES } from "./error-mapping.ts";
 
 export const ref = (id: string) => ({ $ref: `${id}#` });
 
@@ -140,8 +141,8 @@ const Problem = {
     detail: str,
     code: {
       type: "string",
-      // The catalogue, plus Internal for the unexpected 500 and Unavailable for 503.
-      enum: [...ErrorCodes, "Internal", "Unavailable"],
+      // The catalogue, plus the server's own: UnsupportedMediaType (415), Internal (500), Unavailable (503).
+      enum: [...ErrorCodes, ...SERVER_PROBLEM_CODES],
     },
   },
 };
@@ -184,10 +185,3 @@ const SCHEMAS = [
 export function registerSchemas(app: FastifyInstance): void {
   for (const s of SCHEMAS) app.addSchema(s);
 }
-
-/** Error responses every API route documents. */
-const problemResponse = {
-  description: "Problem details",
-  content: { "application/problem+json": { schema: ref("Problem") } },
-};
-export const problemResponses = { "4xx": problemResponse, "5xx": problemResponse };

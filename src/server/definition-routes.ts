@@ -1,6 +1,8 @@
 /** Process definitions of the tenant. */
 import type { FastifyInstance } from "fastify";
-import { problemResponses, ref } from "./component-schemas.ts";
+import { ref } from "./component-schemas.ts";
+import { definitionExample, pageExample } from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { tenantContext, type TenantHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
@@ -20,9 +22,23 @@ export function definitionRoutes(app: FastifyInstance, { engine }: RouteOptions,
       schema: {
         tags: ["definitions"],
         summary: "Definitions, in creation order",
+        description:
+          "The tenant's process definitions, paged. A definition is created by the first " +
+          "POST /v1/processes that names its key.",
         headers: tenantHeaders,
-        querystring: { type: "object", properties: { ...pageQueryProperties } },
-        response: { 200: ref("DefinitionPage"), ...problemResponses },
+        querystring: {
+          type: "object",
+          additionalProperties: false,
+          properties: { ...pageQueryProperties },
+        },
+        response: {
+          200: jsonResponse(
+            "A page of definitions",
+            ref("DefinitionPage"),
+            pageExample(definitionExample),
+          ),
+          ...apiErrors({}),
+        },
       },
     },
     async (req) => {
@@ -37,9 +53,13 @@ export function definitionRoutes(app: FastifyInstance, { engine }: RouteOptions,
       schema: {
         tags: ["definitions"],
         summary: "One definition by key",
+        description: "The tenant's definition with this key.",
         headers: tenantHeaders,
         params: { type: "object", required: ["key"], properties: { key: idSchema } },
-        response: { 200: ref("Definition"), ...problemResponses },
+        response: {
+          200: jsonResponse("The definition", ref("Definition"), definitionExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => definitionView(await engine.getDefinition(tenantContext(req), req.params.key)),

@@ -14,9 +14,11 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /**
  * Not in the engine's catalogue: Internal for a bug, Unavailable for a request
- * that reaches a node shutting down or finds its database unreachable.
+ * that reaches a node shutting down or finds its database unreachable,
+ * UnsupportedMediaType for a body that is not sent as application/json.
  */
-export type ProblemCode = ErrorCode | "Internal" | "Unavailable";
+export const SERVER_PROBLEM_CODES = ["UnsupportedMediaType", "Internal", "Unavailable"] as const;
+export type ProblemCode = ErrorCode | (typeof SERVER_PROBLEM_CODES)[number];
 
 export interface Problem {
   type: string;
@@ -34,6 +36,7 @@ const STATUS: Record<ProblemCode, number> = {
   NotOpen: 409,
   Conflict: 409,
   TooLarge: 413,
+  UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
   Unavailable: 503,
@@ -47,6 +50,7 @@ const TITLE: Record<ProblemCode, string> = {
   NotOpen: "Task is not open",
   Conflict: "Conflict",
   TooLarge: "Payload too large",
+  UnsupportedMediaType: "Unsupported media type",
   RateLimited: "Too many requests",
   Internal: "Internal server error",
   Unavailable: "Service unavailable",
@@ -74,25 +78,44 @@ export function problem(code: ProblemCode, detail: string): Problem {
 }
 
 /**
- * Fastify's own 4xx errors carry a status but no catalogue code. 415 (unsupported
- * media type) and every other 4xx without a code of its own become Validation:
- * the catalogue is the contract, and all of them mean "fix the request".
+ * Fastify's own 4xx errors carry a status but no catalogue code. Every 4xx
+ * without a code of its own becomes Validation: all of them mean "fix the request".
  */
-const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
+const CODE_BY_STATUS: Partial<Record<number, ProblemCode>> = {
   401: "Unauthorized",
   403: "Forbidden",
   404: "NotFound",
   409: "Conflict",
   413: "TooLarge",
+  415: "UnsupportedMediaType",
   429: "RateLimited",
 };
+
+/** The detail of every 415: what to send instead. */
+export const UNSUPPORTED_MEDIA_TYPE_DETAIL =
+  "a request body must be JSON sent with Content-Type: application/json";
+
+/**
+ * Ajv's "must NOT have additional properties" does not say which one; a query
+ * parameter the route does not know is named, so a typo is found at once.
+ */
+function validationDetail(fe: Partial<FastifyError>): string {
+  const first = fe.validation?.[0];
+  const extra = (first?.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
+  if (first?.keyword === "additionalProperties" && typeof extra === "string") {
+    const where = fe.validationContext === "querystring" ? "query parameter" : "property";
+    return `unknown ${where} '${extra.slice(0, 200)}'`;
+  }
+  return fe.message ?? "invalid request";
+}
 
 export function toProblem(err: unknown, requestId: string): Problem {
   if (isTaskflowError(err)) return problem(err.code, err.message);
   if (isUnavailable(err)) return problem("Unavailable", err.message);
   const fe = err as Partial<FastifyError>;
-  if (fe.validation) return problem("Validation", fe.message ?? "invalid request");
+  if (fe.validation) return problem("Validation", validationDetail(fe));
   const status = typeof fe.statusCode === "number" ? fe.statusCode : 500;
+  if (status === 415) return problem("UnsupportedMediaType", UNSUPPORTED_MEDIA_TYPE_DETAIL);
   if (status >= 400 && status < 500) {
     return problem(CODE_BY_STATUS[status] ?? "Validation", fe.message ?? "invalid request");
   }

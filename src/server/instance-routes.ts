@@ -1,6 +1,8 @@
 /** Instances: the tree under an instance, and the completion of a referral. */
 import type { FastifyInstance } from "fastify";
-import { problemResponses, ref } from "./component-schemas.ts";
+import { ref } from "./component-schemas.ts";
+import { completionExample, instanceTreeExample } from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { tenantContext, type TenantHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { idParams, tenantHeaders } from "./schema-primitives.ts";
@@ -17,9 +19,15 @@ export function instanceRoutes(app: FastifyInstance, { engine }: RouteOptions, d
       schema: {
         tags: ["instances"],
         summary: "An instance with its children and tasks",
+        description:
+          "A root (process) or referral instance of the tenant with its whole subtree: child " +
+          "instances, recursively, and the tasks of each.",
         headers: tenantHeaders,
         params: idParams,
-        response: { 200: ref("InstanceTree"), ...problemResponses },
+        response: {
+          200: jsonResponse("The instance tree", ref("InstanceTree"), instanceTreeExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => instanceTreeView(await engine.getInstance(tenantContext(req), req.params.id)),
@@ -31,9 +39,15 @@ export function instanceRoutes(app: FastifyInstance, { engine }: RouteOptions, d
       schema: {
         tags: ["instances"],
         summary: "Task counts of an instance; allCompleted when none is open or claimed",
+        description:
+          "How many of the instance's own tasks are open, claimed, done or cancelled " +
+          "(a referral's tasks: one per assignee).",
         headers: tenantHeaders,
         params: idParams,
-        response: { 200: ref("Completion"), ...problemResponses },
+        response: {
+          200: jsonResponse("The counts", ref("Completion"), completionExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => completionView(await engine.completion(tenantContext(req), req.params.id)),

@@ -7,26 +7,56 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { API_KEY_HEADER } from "./auth.ts";
+import { packageVersion } from "./package-version.ts";
 
 /** Shared schemas are published under their $id (Task, Problem, …) instead of def-0, def-1. */
 const buildLocalReference = (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
   typeof json.$id === "string" ? json.$id : `def-${i}`;
 
+export const API_TITLE = "TaskFlow API";
+
+export const API_DESCRIPTION =
+  "TaskFlow's REST API, in two halves. The **human-task inbox**: start processes, assign " +
+  "work to users and groups, and let people claim, release and complete their tasks " +
+  "(/v1/processes, /v1/assignments, /v1/tasks, /v1/instances, /v1/definitions). " +
+  "**Durable runs**: start runs of the workflows registered in the server, read their " +
+  "status and history, send them signals and cancel them (/v1/workflows/{name}/runs, " +
+  "/v1/runs). Every /v1 call needs the X-API-Key header; X-Actor-Id names the acting user " +
+  "and X-Tenant-Id the tenant. Errors are application/problem+json with a stable `code`. " +
+  "Call it from your backend (BFF): the API key never belongs in a browser.";
+
+/** The top-bar logo of /docs (instead of the Fastify one): the name, as text. */
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40" viewBox="0 0 200 40">' +
+  '<text x="0" y="29" font-family="sans-serif" font-size="26" font-weight="700" fill="#ffffff">' +
+  "TaskFlow API</text></svg>";
+
+/** The favicon of /docs: a "T" on the same dark ground as Swagger UI's top bar. */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32">' +
+  '<rect width="32" height="32" rx="6" fill="#1b1b1b"/>' +
+  '<text x="16" y="24" text-anchor="middle" font-family="sans-serif" font-size="22" ' +
+  'font-weight="700" fill="#ffffff">T</text></svg>';
+
 /**
  * Registers on `app` itself, not in a child plugin: swagger collects routes with
  * an onRoute hook, which only sees routes of its own context and its children.
+ * `version` defaults to the taskflow package's, read now (see package-version.ts).
  */
-export function registerOpenApi(app: FastifyInstance): void {
+export function registerOpenApi(app: FastifyInstance, version: string = packageVersion()): void {
   void app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: {
-        title: "TaskFlow",
-        version: "1.0.0",
-        description:
-          "Human-task inbox API. Errors are application/problem+json. Call it from your " +
-          "backend (BFF): the API key never belongs in a browser.",
-      },
+      info: { title: API_TITLE, version, description: API_DESCRIPTION },
+      tags: [
+        { name: "processes", description: "Human-task inbox: start processes, list them" },
+        { name: "assignments", description: "Human-task inbox: assign work (referrals)" },
+        { name: "tasks", description: "Human-task inbox: inboxes and task transitions" },
+        { name: "instances", description: "Human-task inbox: instance trees and completion" },
+        { name: "definitions", description: "Human-task inbox: process definitions" },
+        { name: "runs", description: "Durable runs: start, read, signal, cancel" },
+        { name: "health", description: "Liveness and readiness (no API key)" },
+      ],
       components: {
         securitySchemes: { apiKey: { type: "apiKey", in: "header", name: API_KEY_HEADER } },
       },
@@ -34,6 +64,21 @@ export function registerOpenApi(app: FastifyInstance): void {
     },
     refResolver: { buildLocalReference },
   });
-  void app.register(swaggerUi, { routePrefix: "/docs" });
+  void app.register(swaggerUi, {
+    routePrefix: "/docs",
+    logo: { type: "image/svg+xml", content: Buffer.from(LOGO_SVG), href: "/docs" },
+    theme: {
+      title: API_TITLE,
+      favicon: [
+        {
+          filename: "favicon.svg",
+          rel: "icon",
+          sizes: "any",
+          type: "image/svg+xml",
+          content: Buffer.from(FAVICON_SVG),
+        },
+      ],
+    },
+  });
   app.get("/openapi.json", { schema: { hide: true } }, () => app.swagger());
 }

@@ -2,7 +2,10 @@
 import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../domain/instance.ts";
 import type { Vars } from "../domain/vars.ts";
-import { problemResponses, ref } from "./component-schemas.ts";
+import { ref } from "./component-schemas.ts";
+import { assertKnownUser } from "./known-ids.ts";
+import { instanceExample, pageExample } from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { actorContext, type ActorHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
@@ -27,26 +30,39 @@ interface ProcessQuery extends PageQuery {
   user?: string;
 }
 
-export function processRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
+export function processRoutes(
+  app: FastifyInstance,
+  { engine, directory }: RouteOptions,
+  done: () => void,
+) {
   app.post<{ Body: StartBody; Headers: ActorHeaders }>(
     "/v1/processes",
     {
       schema: {
         tags: ["processes"],
         summary: "Start a process (creates its definition when missing)",
+        description:
+          "Starts a root instance of the definition `processKey` (created with `name` when the " +
+          "tenant has none yet), started by the X-Actor-Id. Work is then assigned under it " +
+          "with POST /v1/assignments.",
         headers: actorHeaders,
         body: {
           type: "object",
           required: ["processKey"],
           properties: { processKey: idSchema, name: nameSchema, vars: varsSchema },
+          examples: [{ processKey: "leave", name: "Leave request", vars: { employee: "bob" } }],
         },
         response: {
-          201: {
-            type: "object",
-            required: ["definitionKey", "instanceId"],
-            properties: { definitionKey: { type: "string" }, instanceId: { type: "string" } },
-          },
-          ...problemResponses,
+          201: jsonResponse(
+            "The process was started",
+            {
+              type: "object",
+              required: ["definitionKey", "instanceId"],
+              properties: { definitionKey: { type: "string" }, instanceId: { type: "string" } },
+            },
+            { definitionKey: "leave", instanceId: instanceExample.id },
+          ),
+          ...apiErrors({ body: true }),
         },
       },
     },
@@ -64,21 +80,35 @@ export function processRoutes(app: FastifyInstance, { engine }: RouteOptions, do
       schema: {
         tags: ["processes"],
         summary: "Root instances started by a user (default: the actor)",
+        description:
+          "Paged, optionally filtered by `state`: notStarted (running, no referral yet), open " +
+          "(running, at least one referral) or closed (completed). Items are instances " +
+          "without tasks and children.",
         headers: actorHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: {
             state: { type: "string", enum: ProcessStates },
             user: idSchema,
             ...pageQueryProperties,
           },
         },
-        response: { 200: ref("InstancePage"), ...problemResponses },
+        response: {
+          200: jsonResponse(
+            "A page of root instances",
+            ref("InstancePage"),
+            pageExample(instanceExample),
+          ),
+          ...apiErrors({}),
+        },
       },
     },
     async (req) => {
       const ctx = actorContext(req);
       const { state, user } = req.query;
+      if (user !== undefined) assertKnownUser(directory, "user", user);
+      else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const page = await engine.listProcesses(
         ctx,
         user ?? ctx.actorId,

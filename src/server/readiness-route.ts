@@ -13,8 +13,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import { isUnavailable } from "../domain/unavailable.ts";
-import { ref } from "./component-schemas.ts";
 import { PROBLEM_CONTENT_TYPE, problem, UNAVAILABLE_RETRY_AFTER_S } from "./error-mapping.ts";
+import { errorResponses, jsonResponse } from "./openapi-responses.ts";
 
 /** A named round trip to a backend; resolves when it answered. */
 export type ReadinessChecks = Readonly<Record<string, () => Promise<void>>>;
@@ -80,20 +80,24 @@ export function readinessRoute(
       schema: {
         tags: ["health"],
         summary: "Readiness: every configured backend answers (503 problem while one does not)",
+        description:
+          "Checks each configured backend (the database) with a bounded round trip. While one " +
+          "does not answer: 503 Unavailable with Retry-After, naming it. No API key.",
         security: [],
         response: {
-          200: {
-            type: "object",
-            required: ["status", "checks"],
-            properties: {
-              status: { type: "string" },
-              checks: { type: "object", additionalProperties: { type: "string" } },
+          200: jsonResponse(
+            "Every backend answered",
+            {
+              type: "object",
+              required: ["status", "checks"],
+              properties: {
+                status: { type: "string" },
+                checks: { type: "object", additionalProperties: { type: "string" } },
+              },
             },
-          },
-          503: {
-            description: "A backend is unavailable",
-            content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } },
-          },
+            { status: "ok", checks: { store: "ok" } },
+          ),
+          503: errorResponses(["Unavailable"])[503]!,
         },
       },
     },

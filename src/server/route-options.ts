@@ -1,6 +1,9 @@
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
+import type { Directory } from "../engine/ports.ts";
 
 /** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */
 export interface RouteOptions {
   engine: HumanTaskApi;
+  /** Who exists: the routes refuse a user or group the static directory does not know. */
+  directory: Directory;
 }

@@ -6,9 +6,12 @@ import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunEvent, type RunStatus } from "../domain/run.ts";
 import type { RunEventJson } from "../domain/run-event.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { Directory } from "../engine/ports.ts";
 import { hideStack, withoutStack } from "./failure-stacks.ts";
-import { problemResponses } from "./component-schemas.ts";
+import { historyExample, runExample } from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { optionalBody } from "./json-body.ts";
+import { assertKnownUser } from "./known-ids.ts";
 import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
 import {
   actorContext,
@@ -27,13 +30,41 @@ import {
 
 export interface RunRouteOptions {
   runs: DurableRuns;
+  /** Who exists: a run's starter (X-Actor-Id) must be a known user, checked at the start. */
+  directory: Directory;
   /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
   exposeErrorStacks?: boolean | undefined;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const any = {} as const;
 const nullableString = { type: ["string", "null"] } as const;
+
+/** Run input and output: no schema of their own, they belong to the workflow. */
+const anyJson = (what: string) => ({
+  description: `${what}: any JSON value (object, array, string, number, boolean or null).`,
+});
+
+/** A run's `error`: the persisted WorkflowFailure (domain/workflow-failure.ts), or null. */
+const failureSchema = {
+  type: ["object", "null"],
+  description:
+    "null unless the run failed or was cancelled, or is waiting blocked by non-determinism: " +
+    "then the recorded failure.",
+  properties: {
+    name: { type: "string", description: "The error's name, e.g. NonRetryableError." },
+    message: { type: "string" },
+    stack: {
+      type: ["string", "null"],
+      description: "null unless the server exposes stacks (WF_EXPOSE_STACKS).",
+    },
+    nonRetryable: { type: "boolean", description: "True when retrying cannot help." },
+    type: {
+      type: "string",
+      description: 'The engine\'s own failures: "cancelled", "timeout" or "nondeterminism".',
+    },
+  },
+  additionalProperties: true,
+} as const;
 
 export function runView(r: Run, exposeStacks = false) {
   return {
@@ -75,9 +106,9 @@ const runSchema = {
     runId: { type: "string" },
     workflow: { type: "string" },
     status: { type: "string", enum: RunStatuses },
-    input: any,
-    output: any,
-    error: any,
+    input: anyJson("The start input (null when none was given)"),
+    output: anyJson("The workflow's return value once completed, else null"),
+    error: failureSchema,
     rootInstanceId: nullableString,
     parentRunId: nullableString,
     cancelRequested: { type: "boolean" },
@@ -100,7 +131,7 @@ const historySchema = {
           type: { type: "string" },
           name: nullableString,
           at: { type: "string", format: "date-time" },
-          data: any,
+          data: anyJson("The recorded value (see docs/api.md, History event), or null"),
         },
       },
     },
@@ -116,8 +147,10 @@ const runIdParams = {
 const accepted = {
   type: "object",
   required: ["runId", "status"],
-  properties: { runId: { type: "string" }, status: { type: "string" } },
+  properties: { runId: { type: "string" }, status: { type: "string", enum: RunStatuses } },
 } as const;
+
+const acceptedExample = { runId: "order-1042", status: "waiting" };
 
 interface StartBody {
   input?: unknown;
@@ -131,7 +164,7 @@ interface RunListQuery extends PageQuery {
 
 export function runRoutes(
   app: FastifyInstance,
-  { runs, exposeErrorStacks = false }: RunRouteOptions,
+  { runs, directory, exposeErrorStacks = false }: RunRouteOptions,
   done: () => void,
 ) {
   const view = (r: Run) => runView(r, exposeErrorStacks);
@@ -142,14 +175,35 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "Start a run (idempotent by id: an existing id returns that run with 200)",
+        description:
+          "Starts a run of the workflow `name`, registered in this server process, started by " +
+          "the X-Actor-Id (with the static directory, a known user). `id` makes the start " +
+          "idempotent: an existing run with that id is returned with 200 instead of a new one. " +
+          "The body is optional.",
         headers: actorHeaders,
         params: { type: "object", required: ["name"], properties: { name: idSchema } },
-        body: { type: "object", properties: { input: any, id: idSchema } },
-        response: { 200: accepted, 201: accepted, ...problemResponses },
+        body: {
+          type: "object",
+          properties: {
+            input: anyJson("The run's input, handed to the workflow function"),
+            id: idSchema,
+          },
+          examples: [{ id: "order-1042", input: { orderId: "1042", amount: 250 } }],
+        },
+        response: {
+          200: jsonResponse("A run with this id already existed", accepted, acceptedExample),
+          201: jsonResponse("The run was created", accepted, {
+            runId: "order-1042",
+            status: "pending",
+          }),
+          ...apiErrors({ body: true }, "NotFound"),
+        },
       },
     },
     async (req, reply) => {
       const ctx = actorContext(req);
+      // The run owns a root instance as this user; an unknown one would only fail later, in the run.
+      assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const { run, created } = await runs.start(ctx.tenantId, req.params.name, {
         input: req.body.input,
         id: req.body.id,
@@ -166,9 +220,13 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "A page of runs, filtered by status and workflow",
+        description:
+          "The tenant's runs in id order, paged; `status` and `workflow` are optional and " +
+          "combine.",
         headers: tenantHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: {
             status: { type: "string", enum: RunStatuses },
             workflow: idSchema,
@@ -176,12 +234,19 @@ export function runRoutes(
           },
         },
         response: {
-          200: {
-            type: "object",
-            required: ["items", "nextCursor"],
-            properties: { items: { type: "array", items: runSchema }, nextCursor: nullableString },
-          },
-          ...problemResponses,
+          200: jsonResponse(
+            "A page of runs",
+            {
+              type: "object",
+              required: ["items", "nextCursor"],
+              properties: {
+                items: { type: "array", items: runSchema },
+                nextCursor: nullableString,
+              },
+            },
+            { items: [runExample], nextCursor: null },
+          ),
+          ...apiErrors({}),
         },
       },
     },
@@ -207,9 +272,13 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "A run",
+        description: "The run's status, input, output or error, and its process.",
         headers: tenantHeaders,
         params: runIdParams,
-        response: { 200: runSchema, ...problemResponses },
+        response: {
+          200: jsonResponse("The run", runSchema, runExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => view(await runs.get(tenantContext(req).tenantId, req.params.id)),
@@ -221,9 +290,15 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "A run's history (current generation), in order",
+        description:
+          "The recorded events of the run's current generation in `seq` order (not paged; " +
+          "continueAsNew starts a new generation).",
         headers: tenantHeaders,
         params: runIdParams,
-        response: { 200: historySchema, ...problemResponses },
+        response: {
+          200: jsonResponse("The events", historySchema, historyExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => {
@@ -238,13 +313,23 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "Send a signal; the body (any JSON, or none) is its payload",
+        description:
+          "Stores the signal for the run; a ctx.waitForSignal(name) consumes it. A finished run " +
+          "is 409 Conflict. Names starting with `__` are reserved.",
         headers: actorHeaders,
         params: {
           type: "object",
           required: ["id", "name"],
           properties: { id: idSchema, name: nameSchema },
         },
-        response: { 202: accepted, ...problemResponses },
+        body: {
+          ...anyJson("The signal's payload (no body: null)"),
+          examples: [{ approved: true }],
+        },
+        response: {
+          202: jsonResponse("The signal was stored", accepted, acceptedExample),
+          ...apiErrors({ body: true }, "NotFound", "Conflict"),
+        },
       },
     },
     async (req, reply) => {
@@ -261,9 +346,18 @@ export function runRoutes(
       schema: {
         tags: ["runs"],
         summary: "Request cancellation: the run's compensations run, then it is cancelled",
+        description:
+          "Accepted for any run; a final run keeps its status and cancelRequested stays false. " +
+          "Calling it again is harmless. No body.",
         headers: actorHeaders,
         params: runIdParams,
-        response: { 202: accepted, ...problemResponses },
+        response: {
+          202: jsonResponse("Cancellation was requested", accepted, {
+            runId: "order-1042",
+            status: "running",
+          }),
+          ...apiErrors({ body: true }, "NotFound"),
+        },
       },
     },
     async (req, reply) => {

@@ -2,8 +2,17 @@
 import type { FastifyInstance } from "fastify";
 import { validation } from "../domain/errors.ts";
 import type { Vars } from "../domain/vars.ts";
-import { problemResponses, ref } from "./component-schemas.ts";
+import { ref } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
+import { assertKnownGroup, assertKnownUser } from "./known-ids.ts";
+import {
+  claimedTaskExample,
+  completionExample,
+  doneTaskExample,
+  pageExample,
+  taskExample,
+} from "./openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { toNextAssignment, type NextAssignmentBody } from "./request-bodies.ts";
 import {
@@ -38,15 +47,26 @@ interface CompleteBody {
   next?: NextAssignmentBody;
 }
 
-const transitionSchema = (summary: string, response: object) => ({
+/** A POST on one task: its errors are the common ones, NotFound, Forbidden, NotOpen and `own`. */
+const transitionSchema = (
+  summary: string,
+  description: string,
+  ok: object,
+  ...own: ("Conflict" | "NotFound")[]
+) => ({
   tags: ["tasks"],
   summary,
+  description,
   headers: actorHeaders,
   params: idParams,
-  response: { 200: response, ...problemResponses },
+  response: { 200: ok, ...apiErrors({ body: true }, "NotFound", "Forbidden", "NotOpen", ...own) },
 });
 
-export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
+export function taskRoutes(
+  app: FastifyInstance,
+  { engine, directory }: RouteOptions,
+  done: () => void,
+) {
   app.get<{ Querystring: InboxQuery; Headers: ActorHeaders }>(
     "/v1/tasks",
     {
@@ -56,13 +76,18 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
         summary: "An inbox: the user's (default: the actor) or a group's open tasks",
         description:
           "With `user`: open tasks assigned to the user or the user's groups, plus tasks the " +
-          "user claimed. With `group`: the group's open tasks. Not both.",
+          "user claimed. With `group`: the group's open tasks. Not both. Paged, in creation " +
+          "order. With the static directory, an unknown user or group (or actor) is a 400.",
         headers: actorHeaders,
         querystring: {
           type: "object",
+          additionalProperties: false,
           properties: { user: idSchema, group: idSchema, ...pageQueryProperties },
         },
-        response: { 200: ref("TaskPage"), ...problemResponses },
+        response: {
+          200: jsonResponse("A page of tasks", ref("TaskPage"), pageExample(taskExample)),
+          ...apiErrors({}),
+        },
       },
     },
     async (req) => {
@@ -72,6 +97,9 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
       }
       const ctx = actorContext(req);
       const page = pageRequest(req.query);
+      if (group !== undefined) assertKnownGroup(directory, "group", group);
+      else if (user !== undefined) assertKnownUser(directory, "user", user);
+      else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const result =
         group !== undefined
           ? await engine.groupInbox(ctx, group, page)
@@ -86,9 +114,13 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
       schema: {
         tags: ["tasks"],
         summary: "One task",
+        description: "A task of the tenant, in any status (open, claimed, done, cancelled).",
         headers: tenantHeaders,
         params: idParams,
-        response: { 200: ref("Task"), ...problemResponses },
+        response: {
+          200: jsonResponse("The task", ref("Task"), claimedTaskExample),
+          ...apiErrors({}, "NotFound"),
+        },
       },
     },
     async (req) => taskView(await engine.getTask(tenantContext(req), req.params.id)),
@@ -96,13 +128,26 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
 
   app.post<{ Params: IdParams; Headers: ActorHeaders }>(
     "/v1/tasks/:id/claim",
-    { schema: transitionSchema("Claim an open task (group: members only)", ref("Task")) },
+    {
+      schema: transitionSchema(
+        "Claim an open task (group: members only)",
+        "Marks the task as being worked on by the actor: a group task by one of its members " +
+          "(it leaves the group's inbox), a user task by its assignee. No body.",
+        jsonResponse("The claimed task", ref("Task"), claimedTaskExample),
+      ),
+    },
     async (req) => taskView(await engine.claim(actorContext(req), req.params.id)),
   );
 
   app.post<{ Params: IdParams; Headers: ActorHeaders }>(
     "/v1/tasks/:id/release",
-    { schema: transitionSchema("Put a claimed task back to open (claimer only)", ref("Task")) },
+    {
+      schema: transitionSchema(
+        "Put a claimed task back to open (claimer only)",
+        "Only the claimer may release a task; a group task returns to the group's inbox. No body.",
+        jsonResponse("The task, open again", ref("Task"), taskExample),
+      ),
+    },
     async (req) => taskView(await engine.release(actorContext(req), req.params.id)),
   );
 
@@ -111,19 +156,37 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     {
       preValidation: optionalBody,
       schema: {
-        ...transitionSchema("Complete a task, optionally assigning the next step", {
-          type: "object",
-          required: ["task", "completion", "next", "joined"],
-          properties: {
-            task: ref("Task"),
-            completion: ref("Completion"),
-            next: { anyOf: [ref("AssignResult"), { type: "null" }] },
-            joined: { anyOf: [ref("AssignResult"), { type: "null" }] },
-          },
-        }),
+        ...transitionSchema(
+          "Complete a task, optionally assigning the next step",
+          "A user task by its assignee, a group task by its claimer (an unclaimed group task " +
+            "is 409 Conflict). `vars` are stored on the task; `next` assigns the next step " +
+            "under the same root. When this was the referral's last open task, its " +
+            "`onAllCompleted` join is performed. The body is optional.",
+          jsonResponse(
+            "The completed task, its referral's completion, and what it assigned",
+            {
+              type: "object",
+              required: ["task", "completion", "next", "joined"],
+              properties: {
+                task: ref("Task"),
+                completion: ref("Completion"),
+                next: { anyOf: [ref("AssignResult"), { type: "null" }] },
+                joined: { anyOf: [ref("AssignResult"), { type: "null" }] },
+              },
+            },
+            {
+              task: doneTaskExample,
+              completion: { ...completionExample, allCompleted: true, open: 0, done: 2 },
+              next: null,
+              joined: null,
+            },
+          ),
+          "Conflict",
+        ),
         body: {
           type: "object",
           properties: { vars: varsSchema, next: ref("NextAssignment") },
+          examples: [{ vars: { decision: "approved" } }],
         },
       },
     },
@@ -142,16 +205,33 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     {
       preValidation: optionalBody,
       schema: {
-        ...transitionSchema("Complete a task and end its whole process", {
+        ...transitionSchema(
+          "Complete a task and end its whole process",
+          "Completes the task as /complete does, then cancels every other open or claimed " +
+            "task of its tree and completes the root. The body is optional.",
+          jsonResponse(
+            "The completed task and how many others were cancelled",
+            {
+              type: "object",
+              required: ["task", "cancelled", "rootInstanceId"],
+              properties: {
+                task: ref("Task"),
+                cancelled: {
+                  type: "integer",
+                  description: "Other open or claimed tasks cancelled",
+                },
+                rootInstanceId: { type: "string" },
+              },
+            },
+            { task: doneTaskExample, cancelled: 1, rootInstanceId: doneTaskExample.rootInstanceId },
+          ),
+          "Conflict",
+        ),
+        body: {
           type: "object",
-          required: ["task", "cancelled", "rootInstanceId"],
-          properties: {
-            task: ref("Task"),
-            cancelled: { type: "integer", description: "Other open or claimed tasks cancelled" },
-            rootInstanceId: { type: "string" },
-          },
-        }),
-        body: { type: "object", properties: { vars: varsSchema } },
+          properties: { vars: varsSchema },
+          examples: [{ vars: { decision: "rejected" } }],
+        },
       },
     },
     async (req) => {

@@ -22,7 +22,7 @@ import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
 import { workflow } from "../../src/workflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
-const KEY = "client-test-key";
+const KEY = "client-test-key-0123456789abcdefghijkl";
 
 const greet = workflow("greet", async (ctx, input: { name: string }) => {
   const greeting = await ctx.step("prefix", () => "hello");
@@ -466,6 +466,12 @@ void describe("tenants, keys and transport failures", () => {
       assert.equal(seen["x-api-key"], undefined);
       assert.equal(seen["x-actor-id"], undefined);
       assert.equal(seen["x-tenant-id"], undefined);
+      // No apiKey at all means none, as null does.
+      const absent = new TaskflowClient({ baseUrl: fake.url });
+      seen = {};
+      await httpError(absent.getTask("t"));
+      assert.equal(seenUrl, "/v1/tasks/t");
+      assert.equal(seen["x-api-key"], undefined);
     } finally {
       await fake.close();
     }

@@ -42,7 +42,11 @@ for (const b of backends) {
       const db = await createTestDatabase(b);
       const config = loadConfig({
         env: {},
-        overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
+        overrides: {
+          databaseUrl: db.url,
+          apiKeys: ["k-0123456789abcdefghijkl"],
+          logLevel: "silent",
+        },
       });
       const database = openDatabase(config.databaseUrl);
       const store = database.tasks;

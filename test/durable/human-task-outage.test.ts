@@ -67,7 +67,11 @@ async function inboxOn(b: Backend, inboxUrl: (url: string) => string | Promise<s
   const db = await createTestDatabase(b);
   const config = loadConfig({
     env: {},
-    overrides: { databaseUrl: await inboxUrl(db.url), apiKeys: ["k"], logLevel: "silent" },
+    overrides: {
+      databaseUrl: await inboxUrl(db.url),
+      apiKeys: ["k-0123456789abcdefghijkl"],
+      logLevel: "silent",
+    },
   });
   const runStore = openDatabase(db.url);
   await runStore.migrate();

@@ -23,7 +23,7 @@ import {
   type Backend,
 } from "../support/backends.ts";
 
-const KEY = "k";
+const KEY = "k-0123456789abcdefghijkl";
 const T = "default";
 
 /** A fresh, migrated database of backend `b` with its run store; `close` drops it. */

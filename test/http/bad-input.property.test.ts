@@ -38,7 +38,7 @@ function isCursor(c: string): boolean {
   }
 }
 
-const KEY = "prop-key";
+const KEY = "prop-key-0123456789abcdefghijkl";
 const CODES: readonly string[] = ErrorCodes; // the 4xx catalogue: "Internal" (500) must never appear
 const RUNS: Record<Backend["name"], number> = { sqlite: 1200, postgres: 1200, mysql: 1200 };
 const RAW_RUNS = 200;

@@ -23,7 +23,7 @@ import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startServer } from "../support/server-process.ts";
 import { apiOf, startSteadyLoad, type Answer, type Api } from "../support/steady-load.ts";
 
-const KEY = "conn-key";
+const KEY = "conn-key-0123456789abcdefghijkl";
 const PROBLEM = "application/problem+json";
 /** Requests that start this long after the last fault must all succeed. */
 const RECOVERY_MS = 2_000;

@@ -16,7 +16,7 @@ import {
   type Backend,
 } from "../support/backends.ts";
 
-const KEY = "hostile-key";
+const KEY = "hostile-key-0123456789abcdefghijkl";
 const headers = { "x-api-key": KEY, "x-actor-id": "alice", "content-type": "application/json" };
 const idle = workflow("idle", async (ctx) => ctx.waitForSignal("go"));
 

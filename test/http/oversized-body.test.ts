@@ -16,7 +16,7 @@ import {
 import { rawExchange } from "../support/raw-http.ts";
 import { startServer } from "../support/server-process.ts";
 
-const KEY = "big-key";
+const KEY = "big-key-0123456789abcdefghijkl";
 const SIZE = 2 * 1024 * 1024; // twice the default BODY_LIMIT
 const headers = { "x-api-key": KEY, "x-actor-id": "alice", "content-type": "application/json" };
 

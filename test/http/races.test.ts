@@ -11,7 +11,7 @@ import { JsonClient } from "../../bench/lib/http-client.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
 import { startServer } from "../support/server-process.ts";
 
-const KEY = "race-key";
+const KEY = "race-key-0123456789abcdefghijkl";
 const N = 24;
 
 const numbered = (prefix: string) => Array.from({ length: N }, (_, i) => `${prefix}${i}`);

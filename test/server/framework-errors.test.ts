@@ -12,7 +12,7 @@ import { createTaskflow } from "../../src/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 import { rawExchange, type RawAnswer } from "../support/raw-http.ts";
 
-const KEY = "fw-key";
+const KEY = "fw-key-0123456789abcdefghijkl";
 let tf: Awaited<ReturnType<typeof createTaskflow>>;
 let port = 0;
 let drop: () => Promise<void>;

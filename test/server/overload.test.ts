@@ -20,7 +20,7 @@ import { backendTestOptions, backends, createTestDatabase } from "../support/bac
 import { hammer } from "../support/hammer.ts";
 import { startServer } from "../support/server-process.ts";
 
-const KEY = "overload-key";
+const KEY = "overload-key-0123456789abcdefghijkl";
 const CONNECTIONS = 200;
 const HAMMER_SECONDS = 12;
 /**

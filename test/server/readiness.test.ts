@@ -14,7 +14,7 @@ test("a real SQLite store is ready: /readyz checks it with a round trip", async 
     overrides: {
       databaseUrl: `sqlite:${join(dir, "ready.db")}`,
       nodeEnv: "production",
-      apiKeys: ["k"],
+      apiKeys: ["k-0123456789abcdefghijkl"],
       logLevel: "silent",
     },
   });

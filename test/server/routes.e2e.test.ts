@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config/load-config.ts";
 import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
-const KEY = "e2e-key";
+const KEY = "e2e-key-0123456789abcdefghijkl";
 let tf: Taskflow;
 let drop: () => Promise<void>;
 

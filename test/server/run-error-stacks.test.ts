@@ -12,7 +12,7 @@ import { createTaskflow } from "../../src/create-taskflow.ts";
 import { workflow } from "../../src/workflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
-const KEY = "stack-key";
+const KEY = "stack-key-0123456789abcdefghijkl";
 const broken = workflow("broken", async (ctx) => {
   await ctx.step(
     "fail",

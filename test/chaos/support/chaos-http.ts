@@ -3,7 +3,7 @@
  * call that timed out or lost its connection is `status: 0` — its outcome is
  * unknown, so the load never counts it as acknowledged.
  */
-export const CHAOS_API_KEY = "chaos-key";
+export const CHAOS_API_KEY = "chaos-key-0123456789abcdefghijkl";
 
 /**
  * 2.5 s: a black-holed database holds requests for 10 s; the load gives up on

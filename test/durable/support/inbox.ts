@@ -12,7 +12,7 @@ export async function inboxOn(b: Backend, wrap: (e: HumanTaskApi) => HumanTaskAp
   const db = await createTestDatabase(b);
   const config = loadConfig({
     env: {},
-    overrides: { databaseUrl: db.url, apiKeys: ["k"], logLevel: "silent" },
+    overrides: { databaseUrl: db.url, apiKeys: ["k-0123456789abcdefghijkl"], logLevel: "silent" },
   });
   const database = openDatabase(config.databaseUrl);
   await database.migrate();

@@ -28,7 +28,8 @@ const files = (content: Record<string, string>) => (path: string) => {
 void describe("defaults", () => {
   void test("every key has its default", () => {
     const c = load({});
-    assert.deepEqual(c.addr, { host: "0.0.0.0", port: 8081 });
+    // Development without ADDR: loopback only (no key protects it).
+    assert.deepEqual(c.addr, { host: "127.0.0.1", port: 8081 });
     assert.equal(c.databaseUrl, "sqlite:./taskflow.db");
     assert.deepEqual(c.users, []);
     assert.deepEqual(c.groups, {});
@@ -36,6 +37,19 @@ void describe("defaults", () => {
     assert.equal(c.nodeEnv, "development");
     assert.equal(c.bodyLimit, 1024 * 1024);
     assert.equal(c.logLevel, "info");
+  });
+
+  void test("ADDR unset listens on every interface outside development; a set ADDR is kept in development", () => {
+    const prod = loadConfig({ env: { NODE_ENV: "production", WF_API_KEYS: "k".repeat(24) } });
+    assert.deepEqual(prod.addr, { host: "0.0.0.0", port: 8081 });
+    assert.deepEqual(load({ env: { ...DEV, ADDR: ":8081" } }).addr, {
+      host: "0.0.0.0",
+      port: 8081,
+    });
+    assert.deepEqual(load({ env: { ...DEV, ADDR: ":9000" } }).addr, {
+      host: "0.0.0.0",
+      port: 9000,
+    });
   });
 
   void test("the result is deeply frozen", () => {
@@ -64,7 +78,7 @@ void describe("environment", () => {
         WF_USERS: " alice, bob ,,alice",
         WF_GROUP_clerks: "bob,carol",
         WF_GROUP_Ops: "dave",
-        WF_API_KEYS: "k1,k2",
+        WF_API_KEYS: "k1-0123456789abcdefghijkl,k2-0123456789abcdefghijkl",
         NODE_ENV: "production",
         BODY_LIMIT: "2048",
         LOG_LEVEL: "DEBUG",
@@ -74,7 +88,7 @@ void describe("environment", () => {
     assert.equal(c.databaseUrl, "postgres://u:p@h/db");
     assert.deepEqual(c.users, ["alice", "bob"]);
     assert.deepEqual(c.groups, { clerks: ["bob", "carol"], Ops: ["dave"] });
-    assert.deepEqual(c.apiKeys, ["k1", "k2"]);
+    assert.deepEqual(c.apiKeys, ["k1-0123456789abcdefghijkl", "k2-0123456789abcdefghijkl"]);
     assert.equal(c.nodeEnv, "production");
     assert.equal(c.bodyLimit, 2048);
     assert.equal(c.logLevel, "debug");
@@ -214,8 +228,23 @@ void describe("API keys outside development", () => {
 
   void test("any NODE_ENV but development needs keys", () => {
     assert.throws(() => loadConfig({ env: { NODE_ENV: "test" } }), ConfigError);
-    assert.doesNotThrow(() => loadConfig({ env: { NODE_ENV: "test", WF_API_KEYS: "k" } }));
+    assert.doesNotThrow(() =>
+      loadConfig({ env: { NODE_ENV: "test", WF_API_KEYS: "k".repeat(24) } }),
+    );
     assert.doesNotThrow(() => loadConfig({ env: { NODE_ENV: "development" } }));
+  });
+
+  void test("outside development every key has at least 24 characters; the message never shows a key", () => {
+    const msg = configError(() =>
+      loadConfig({
+        env: { NODE_ENV: "production", WF_API_KEYS: `${"a".repeat(24)},tiny,${"b".repeat(23)}` },
+      }),
+    );
+    assert.match(msg, /key #2 has 4 characters/);
+    assert.match(msg, /key #3 has 23 characters/);
+    assert.doesNotMatch(msg, /key #1/);
+    assert.doesNotMatch(msg, /tiny|bbbb/);
+    assert.doesNotThrow(() => loadConfig({ env: { NODE_ENV: "development", WF_API_KEYS: "k" } }));
   });
 
   void test("can be waived for commands that serve nothing (migrate)", () => {

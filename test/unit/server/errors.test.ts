@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, test } from "node:test";
 import { ErrorCodes, TaskflowError } from "../../../src/domain/errors.ts";
 import { statusOf, toProblem } from "../../../src/server/error-mapping.ts";
-import { authed, stubServer } from "./stub-engine.ts";
+import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
 const EXPECTED_STATUS = {
   Validation: 400,
@@ -69,7 +69,9 @@ void describe("engine errors", () => {
   });
 
   void test("toProblem maps Fastify-style 4xx errors by status", () => {
-    assert.equal(toProblem({ statusCode: 415, message: "x" }, "r").code, "Validation");
+    assert.equal(toProblem({ statusCode: 415, message: "x" }, "r").code, "UnsupportedMediaType");
+    assert.equal(toProblem({ statusCode: 415, message: "x" }, "r").status, 415);
+    assert.equal(toProblem({ statusCode: 405, message: "x" }, "r").code, "Validation");
     assert.equal(toProblem({ statusCode: 413, message: "x" }, "r").code, "TooLarge");
     assert.equal(toProblem({ statusCode: 429, message: "x" }, "r").code, "RateLimited");
     assert.equal(toProblem({ statusCode: 503, message: "x" }, "r").code, "Internal");
@@ -124,10 +126,37 @@ void describe("Fastify's own errors are problems too, never 500", () => {
     await app.close();
   });
 
-  void test("unsupported content type → 400 Validation", async () => {
+  void test("a body without Content-Type: application/json → 415 naming the header", async () => {
     const app = await stubServer();
-    const r = await app.inject(post("<x/>", { "content-type": "application/xml" }));
-    assertProblem(r, 400, "Validation");
+    const json = '{"processKey":"k"}';
+    for (const [body, contentType] of [
+      ["<x/>", "application/xml"],
+      [json, "text/plain"],
+      [json, "application/x-www-form-urlencoded"],
+      [json, undefined],
+    ] as const) {
+      const headers = { ...authed() } as Record<string, string>;
+      if (contentType !== undefined) headers["content-type"] = contentType;
+      const r = await app.inject({ method: "POST", url: "/v1/processes", headers, payload: body });
+      const p = assertProblem(r, 415, "UnsupportedMediaType");
+      assert.match(String(p.detail), /Content-Type: application\/json/, String(contentType));
+    }
+    await app.close();
+  });
+
+  void test("a POST whose body is optional works with no body, whatever its Content-Type", async () => {
+    const app = await stubServer({
+      claim: () => Promise.resolve(sampleTask({ status: "claimed" })),
+      release: () => Promise.resolve(sampleTask()),
+    });
+    for (const action of ["claim", "release"]) {
+      for (const contentType of [undefined, "application/json", "text/plain"]) {
+        const headers = { ...authed() } as Record<string, string>;
+        if (contentType !== undefined) headers["content-type"] = contentType;
+        const r = await app.inject({ method: "POST", url: `/v1/tasks/t1/${action}`, headers });
+        assert.equal(r.statusCode, 200, `${action} with ${contentType}: ${r.body}`);
+      }
+    }
     await app.close();
   });
 
@@ -136,7 +165,7 @@ void describe("Fastify's own errors are problems too, never 500", () => {
     const noActor = await app.inject({
       method: "POST",
       url: "/v1/processes",
-      headers: { "x-api-key": "test-key-1" },
+      headers: { "x-api-key": KEY },
       payload: { processKey: "k" },
     });
     assertProblem(noActor, 400, "Validation");

@@ -72,7 +72,7 @@ void describe("rate limit over HTTP", () => {
   });
 
   void test("keys have separate budgets; actors share their key's and tenant's", async () => {
-    const other = "test-key-2";
+    const other = "test-key-2-0123456789abcdefghijkl";
     const app = await limited("5/1m", [KEY, other]);
     for (const actor of ["a1", "a2", "a3", "a4", "a5"]) await spend(app, 1, authed(actor));
     assert.equal((await get(app, authed("a6"))).statusCode, 429, "a new actor gets no budget");
@@ -117,7 +117,7 @@ void describe("rate limit over HTTP", () => {
     installErrorHandling(app);
     installRateLimit(
       app,
-      { rateLimit: { points: 5, durationSeconds: 1 }, apiKeys: ["k0", KEY] },
+      { rateLimit: { points: 5, durationSeconds: 1 }, apiKeys: ["k0-0123456789abcdefghijkl", KEY] },
       recording,
     );
     app.get("/x", () => ({ ok: true }));

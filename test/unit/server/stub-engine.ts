@@ -10,7 +10,7 @@ import type { Task } from "../../../src/domain/task.ts";
 import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 
-export const KEY = "test-key-1";
+export const KEY = "test-key-1-0123456789abcdefghijkl";
 
 export function stubEngine(methods: Partial<HumanTaskApi> = {}): HumanTaskApi {
   return new Proxy(methods as HumanTaskApi, {

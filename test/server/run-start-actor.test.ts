@@ -1,0 +1,60 @@
+/**
+ * With the static directory, a run cannot be started by an actor it does not
+ * know: the start is a 400 naming X-Actor-Id and no run is created, instead of
+ * a run that starts and then fails with "X-Actor-Id: unknown user" from inside
+ * the workflow (where no request header is involved). The real composition:
+ * createTaskflow, SQLite, a worker.
+ */
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { test } from "node:test";
+import { loadConfig } from "../../src/config/load-config.ts";
+import { createTaskflow } from "../../src/create-taskflow.ts";
+import { workflow } from "../../src/workflow.ts";
+import { createTestDatabase } from "../support/backends.ts";
+
+const KEY = "actor-key-0123456789abcdefghijkl";
+const approval = workflow("approval", async (ctx) => {
+  await ctx.humanTask("approve", { assignee: { kind: "user", id: "bob" } });
+  return "approved";
+});
+
+void test("POST /v1/workflows/{name}/runs refuses an actor the static directory does not know", async () => {
+  const db = await createTestDatabase({ name: "sqlite" });
+  const config = loadConfig({
+    env: {},
+    overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent", users: "alice,bob" },
+  });
+  const tf = await createTaskflow(config, {
+    workflows: [approval],
+    worker: { pollMs: 20, heartbeatMs: 300 },
+  });
+  const call = (method: "GET" | "POST", url: string, actor = "alice") =>
+    tf.server.inject({ method, url, headers: { "x-api-key": KEY, "x-actor-id": actor } });
+  try {
+    const refused = await call("POST", "/v1/workflows/approval/runs", "zed");
+    assert.equal(refused.statusCode, 400, refused.body);
+    const p = refused.json<{ code: string; detail: string }>();
+    assert.equal(p.code, "Validation");
+    assert.equal(p.detail, "X-Actor-Id: unknown user 'zed'");
+    assert.deepEqual((await call("GET", "/v1/runs")).json(), {
+      items: [],
+      nextCursor: null,
+    });
+
+    const started = await call("POST", "/v1/workflows/approval/runs");
+    assert.equal(started.statusCode, 201, started.body);
+    const { runId } = started.json<{ runId: string }>();
+    let run: { status?: string; error?: unknown } = {};
+    // Up to 20 s: the machine running the suite may be busy.
+    for (let i = 0; i < 800 && run.status !== "waiting"; i++) {
+      await sleep(25);
+      run = (await call("GET", `/v1/runs/${runId}`)).json();
+    }
+    assert.equal(run.status, "waiting", JSON.stringify(run));
+    assert.equal(run.error, null);
+  } finally {
+    await tf.close();
+    await db.drop();
+  }
+});

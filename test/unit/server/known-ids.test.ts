@@ -1,0 +1,94 @@
+/**
+ * The static directory (WF_USERS, WF_GROUP_<id>) is checked by the routes for
+ * the ids the use cases do not check themselves: an inbox's or process list's
+ * user or group, and the actor who starts a run.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ConfigOverrides } from "../../../src/config/config.ts";
+import type { DurableRuns, StartRunRequest } from "../../../src/engine/durable/runs-api.ts";
+import { buildServer } from "../../../src/server/build-server.ts";
+import { authed, stubEngine, testConfig } from "./stub-engine.ts";
+
+const STATIC: ConfigOverrides = { users: "alice,bob", groups: { clerks: ["carol"] } };
+
+async function server(overrides: ConfigOverrides = STATIC) {
+  const asked: string[] = [];
+  const started: StartRunRequest[] = [];
+  const page = (what: string) => (_ctx: unknown, id: string) => {
+    asked.push(`${what}:${id}`);
+    return Promise.resolve({ items: [], nextAfter: null });
+  };
+  const engine = stubEngine({
+    userInbox: page("user"),
+    groupInbox: page("group"),
+    listProcesses: (_ctx, user) => page("processes")(_ctx, user),
+  });
+  const runs = {
+    start: (_tenant: string, name: string, req: StartRunRequest) => {
+      started.push(req);
+      const run = { id: "r1", status: "pending", workflow: name };
+      return Promise.resolve({ run, created: true });
+    },
+  } as unknown as DurableRuns;
+  const app = buildServer({ engine, config: testConfig(overrides), runs });
+  await app.ready();
+  return { app, asked, started };
+}
+
+function assertRefused(r: { statusCode: number; body: string }, detail: string) {
+  assert.equal(r.statusCode, 400, r.body);
+  const p = JSON.parse(r.body);
+  assert.equal(p.code, "Validation");
+  assert.equal(p.detail, detail);
+}
+
+void test("an inbox of a user or group the static directory does not know is a 400", async () => {
+  const { app, asked } = await server();
+  const get = (url: string, actor = "alice") => app.inject({ url, headers: authed(actor) });
+  assertRefused(await get("/v1/tasks?user=zed"), "user: unknown user 'zed'");
+  assertRefused(await get("/v1/tasks?group=nobody"), "group: unknown group 'nobody'");
+  assertRefused(await get("/v1/tasks", "zed"), "X-Actor-Id: unknown user 'zed'");
+  assertRefused(await get("/v1/processes?user=zed"), "user: unknown user 'zed'");
+  assertRefused(await get("/v1/processes", "zed"), "X-Actor-Id: unknown user 'zed'");
+  assert.deepEqual(asked, [], "the engine was not asked");
+  for (const url of ["/v1/tasks?user=bob", "/v1/tasks?group=clerks", "/v1/tasks?user=carol"]) {
+    assert.equal((await get(url)).statusCode, 200, url);
+  }
+  assert.equal((await get("/v1/processes?user=bob")).statusCode, 200);
+  assert.deepEqual(asked, ["user:bob", "group:clerks", "user:carol", "processes:bob"]);
+  await app.close();
+});
+
+void test("starting a run as an actor the static directory does not know is a 400", async () => {
+  const { app, started } = await server();
+  const post = (actor: string) =>
+    app.inject({
+      method: "POST",
+      url: "/v1/workflows/w/runs",
+      headers: { ...authed(actor), "content-type": "application/json" },
+      payload: { input: 1 },
+    });
+  assertRefused(await post("zed"), "X-Actor-Id: unknown user 'zed'");
+  assert.equal(started.length, 0, "no run was created");
+  assert.equal((await post("alice")).statusCode, 201);
+  assert.deepEqual(
+    started.map((s) => s.startedBy),
+    ["alice"],
+  );
+  await app.close();
+});
+
+void test("the open directory (no WF_USERS, no groups) accepts any id", async () => {
+  const { app } = await server({});
+  for (const url of ["/v1/tasks?user=zed", "/v1/tasks?group=any", "/v1/processes?user=zed"]) {
+    assert.equal((await app.inject({ url, headers: authed("zed") })).statusCode, 200, url);
+  }
+  const r = await app.inject({
+    method: "POST",
+    url: "/v1/workflows/w/runs",
+    headers: authed("zed"),
+  });
+  assert.equal(r.statusCode, 201, r.body);
+  await app.close();
+});
