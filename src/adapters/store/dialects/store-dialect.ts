@@ -1,8 +1,9 @@
 /**
  * A store dialect: the small set of parts that differ between backends, in the
  * style of Kysely's own `src/dialect/` (a dialect is a factory of parts). The
- * store itself (sql-store.ts) is written once against this interface and
- * branches on the capability flags only where the databases' semantics differ.
+ * stores (task-store/, run-store/, sql-reads.ts) are written once against this
+ * interface and branch on its capability flags only where the databases'
+ * semantics differ; no code above the dialect tests a backend's name.
  */
 import type { Dialect } from "kysely";
 import type { ClassifyDriverError } from "./driver-error.ts";
