@@ -77,7 +77,12 @@ export async function taskflowEngine(
   const recent: ({ id: string; i: number } | undefined)[] = new Array(64);
   const config = loadConfig({
     env: {},
-    overrides: { databaseUrl, apiKeys: ["bench-key-0123456789abcdefghijkl"], logLevel: "silent", sqliteSynchronous },
+    overrides: {
+      databaseUrl,
+      apiKeys: ["bench-key-0123456789abcdefghijkl"],
+      logLevel: "silent",
+      sqliteSynchronous,
+    },
   });
   const tf = await createTaskflow(config, {
     workflows: [bench3],
