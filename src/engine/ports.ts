@@ -13,7 +13,8 @@
  */
 import type { Definition } from "../domain/definition.ts";
 import type { Instance, ProcessState } from "../domain/instance.ts";
-import type { Task, TaskStatus } from "../domain/task.ts";
+import type { Task } from "../domain/task.ts";
+import type { Vars } from "../domain/vars.ts";
 import type { StatusCounts } from "../domain/completion.ts";
 
 export interface PageQuery {
@@ -188,32 +189,27 @@ export interface TaskStore extends StoreReads {
   completeAndEnd(
     plan: TaskAsRead,
   ): Promise<{ written: false } | { written: true; cancelled: number }>;
-}
-
-/**
- * What durable/human-task-bridge.ts still uses: a transaction of its own to
- * settle a duplicate referral under the root's lock. Not for the use cases,
- * which speak TaskStore's commands.
- */
-export interface StoreTx extends StoreReads {
-  /** Reads and row-locks an instance until the transaction ends. */
-  lockInstance(tenantId: string, id: string): Promise<Instance | undefined>;
-  /** Conditional write: applies `patch` only while the task's status is one of `from`. */
-  updateTask(
-    tenantId: string,
-    id: string,
-    from: readonly TaskStatus[],
-    patch: Partial<
-      Pick<Task, "status" | "claimedBy" | "claimedAt" | "completedBy" | "completedAt" | "vars">
-    >,
-  ): Promise<boolean>;
-  /** Marks an instance completed (no-op if it already is). */
-  completeInstance(tenantId: string, id: string, at: number): Promise<void>;
-}
-
-/** The human-task store with the bridge's transaction (see StoreTx). */
-export interface Store extends TaskStore {
-  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Cancels every open or claimed task of the referral and completes it (a
+   * `ctx.humanTask` that timed out or was given up). Returns how many tasks it
+   * cancelled.
+   */
+  cancelReferral(tenantId: string, referralId: string, at: number): Promise<number>;
+  /**
+   * Two executions of a run may both have made the referral of one
+   * `ctx.humanTask` call (a lease takeover). Settles it under the root's lock,
+   * so one settlement at a time: the first other referral under `rootInstanceId`
+   * that `sameCall` accepts (by its vars) and that is still live (a task not
+   * cancelled, or no task yet) wins — `referralId` is cancelled and the winner's
+   * id returned; without one, `referralId` is returned.
+   */
+  keepOneReferral(c: {
+    tenantId: string;
+    rootInstanceId: string;
+    referralId: string;
+    sameCall: (vars: Vars | null) => boolean;
+    at: number;
+  }): Promise<string>;
 }
 
 /** Who exists and who belongs where. */

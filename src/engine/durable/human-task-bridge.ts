@@ -12,7 +12,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-task-api.ts";
-import type { Store, StoreTx } from "../ports.ts";
+import type { TaskStore } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
 
 /** Roots remembered by wakeRunsOnCompletion (about 100 bytes each). */
@@ -56,7 +56,7 @@ export interface HumanTaskBridge {
   cancelUnfinished(tenantId: string, referralId: string, now: number): Promise<void>;
 }
 
-export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBridge {
+export function humanTaskBridge(store: TaskStore, engine: HumanTaskApi): HumanTaskBridge {
   const bridge: HumanTaskBridge = {
     async findReferral(tenantId, rootInstanceId, tag) {
       const children = await store.listChildren(tenantId, rootInstanceId);
@@ -71,19 +71,13 @@ export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBr
         ...vars,
         [RUN_TAG]: tag,
       });
-      // Two executions may both have got here. Under the root's lock (so one at a time)
-      // a referral of this call made by another execution wins and ours is cancelled
-      // at once: the second one to settle always finds the first one's survivor.
-      return store.transaction(async (tx) => {
-        await tx.lockInstance(tenantId, rootInstanceId);
-        for (const c of await tx.listChildren(tenantId, rootInstanceId)) {
-          if (c.id === mine || !isTagged(c.vars, tag)) continue;
-          const tasks = await tx.listTasksOfInstance(tenantId, c.id);
-          if (tasks.length > 0 && tasks.every((t) => t.status === "cancelled")) continue;
-          await cancelReferral(tx, tenantId, mine, now);
-          return c.id;
-        }
-        return mine;
+      // Two executions may both have got here: the store keeps one (see keepOneReferral).
+      return store.keepOneReferral({
+        tenantId,
+        rootInstanceId,
+        referralId: mine,
+        sameCall: (v) => isTagged(v, tag),
+        at: now,
       });
     },
     async assign(tenantId, rootInstanceId, assignee, vars) {
@@ -98,22 +92,10 @@ export function humanTaskBridge(store: Store, engine: HumanTaskApi): HumanTaskBr
     },
     tasksOf: (tenantId, referralId) => store.listTasksOfInstance(tenantId, referralId),
     async cancelUnfinished(tenantId, referralId, now) {
-      await store.transaction((tx) => cancelReferral(tx, tenantId, referralId, now));
+      await store.cancelReferral(tenantId, referralId, now);
     },
   };
   return bridge;
-}
-
-async function cancelReferral(tx: StoreTx, tenantId: string, referralId: string, now: number) {
-  for (const t of await tx.listTasksOfInstance(tenantId, referralId)) {
-    if (t.status === "open" || t.status === "claimed") {
-      await tx.updateTask(tenantId, t.id, ["open", "claimed"], {
-        status: "cancelled",
-        completedAt: now,
-      });
-    }
-  }
-  await tx.completeInstance(tenantId, referralId, now);
 }
 
 function isTagged(vars: Vars | null, tag: RunTag): boolean {
@@ -130,7 +112,7 @@ export const taskSignal = (referralId: string) => `__task:${referralId}`;
  */
 export function wakeRunsOnCompletion(
   engine: HumanTaskApi,
-  store: Store,
+  store: TaskStore,
   runs: RunStore,
   onWake?: () => void,
 ): HumanTaskApi {
@@ -151,7 +133,7 @@ export class RunWakingHumanTaskApi implements HumanTaskApi {
 
   constructor(
     private readonly inner: HumanTaskApi,
-    private readonly store: Store,
+    private readonly store: TaskStore,
     private readonly runs: RunStore,
     private readonly onWake?: () => void,
   ) {}

@@ -19,7 +19,6 @@ import type {
   NewReferral,
   ReferralFacts,
   StartProcess,
-  Store,
   TaskAsRead,
   TaskStore,
 } from "../../../engine/ports.ts";
@@ -27,12 +26,13 @@ import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { SqlReads } from "../sql-reads.ts";
 import { jsonCopy, OpenTaskCache } from "./open-task-cache.ts";
+import { cancelReferral, keepOneReferral } from "./referral-settlement.ts";
 import { TaskTx } from "./task-tx.ts";
 
 /** Thrown inside a completion's transaction to roll it back: its join or `next` met a completed root. */
 class RootCompleted extends Error {}
 
-export class SqlTaskStore extends SqlReads implements Store {
+export class SqlTaskStore extends SqlReads implements TaskStore {
   /** User tasks inserted here, so completing one needs no read (see open-task-cache.ts). */
   private readonly openTasks = new OpenTaskCache();
 
@@ -183,6 +183,14 @@ export class SqlTaskStore extends SqlReads implements Store {
       await tx.completeTree(tenantId, root.id, at);
       return { written: true, cancelled };
     });
+  }
+
+  cancelReferral(tenantId: string, referralId: string, at: number): Promise<number> {
+    return this.transaction((tx) => cancelReferral(tx, tenantId, referralId, at));
+  }
+
+  keepOneReferral(c: Parameters<TaskStore["keepOneReferral"]>[0]): Promise<string> {
+    return this.transaction((tx) => keepOneReferral(tx, c));
   }
 }
 

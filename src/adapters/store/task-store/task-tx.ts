@@ -12,7 +12,6 @@ import { sql } from "kysely";
 import type { Definition } from "../../../domain/definition.ts";
 import type { Instance } from "../../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../../domain/task.ts";
-import type { StoreTx } from "../../../engine/ports.ts";
 import {
   instanceFromRow,
   instanceToRow,
@@ -32,7 +31,7 @@ const openIfNotStarted = sql<
   "process_state",
 )} = 'notStarted' then 'open' else ${sql.ref("process_state")} end`;
 
-export class TaskTx extends FinishTx implements StoreTx {
+export class TaskTx extends FinishTx {
   /** See sql/ensure-definition.ts. */
   ensureDefinition(d: Definition): Promise<Definition> {
     return ensureDefinition(this.trx, this.parts, d);
