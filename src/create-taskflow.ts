@@ -109,15 +109,18 @@ function assemble(
   };
 }
 
-/** `taskflow migrate`: applies pending migrations and closes the store. */
+/**
+ * `taskflow migrate`: applies pending migrations and closes the store.
+ * Resolves with the names of the migrations it applied (none: up to date).
+ */
 export async function migrateDatabase(
   config: Pick<TaskflowConfig, "databaseUrl"> & Partial<Pick<TaskflowConfig, "sqliteSynchronous">>,
-): Promise<void> {
+): Promise<string[]> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
   try {
-    await database.migrate();
+    return await database.migrate();
   } finally {
     await database.close();
   }

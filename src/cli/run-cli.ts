@@ -191,8 +191,12 @@ async function worker(
 
 async function migrate(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
   // Migrating serves no HTTP, so it does not need API keys even in production.
-  await migrateDatabase(loadConfig({ env, configFile, requireApiKeys: false }));
-  io.out("taskflow: migrations applied\n");
+  const applied = await migrateDatabase(loadConfig({ env, configFile, requireApiKeys: false }));
+  io.out(
+    applied.length === 0
+      ? "taskflow: no migration pending; the database is up to date\n"
+      : `taskflow: applied ${applied.length} migration(s): ${applied.join(", ")}\n`,
+  );
   return 0;
 }
 

@@ -106,8 +106,16 @@ void test("the bin runs the compiled CLI (dist/, built by npm ci)", async () => 
 });
 
 void test("migrate needs no API key; serve listens, answers and stops on SIGTERM", async () => {
-  const m = await run(["migrate"]).exited;
+  const fresh = { DATABASE_URL: `sqlite:${join(dir, "migrate.db")}` };
+  const m = await run(["migrate"], fresh).exited;
   assert.equal(m.code, 0, m.stderr);
+  assert.match(
+    m.stdout,
+    /taskflow: applied \d+ migration\(s\): 001_initial_schema, 002_durable_runs/,
+  );
+  const again = await run(["migrate"], fresh).exited;
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /no migration pending; the database is up to date/);
   const key = "k1-0123456789abcdefghijkl";
   const s = run(
     ["serve"],

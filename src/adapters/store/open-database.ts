@@ -40,8 +40,11 @@ export interface StoreOptions {
 
 /** What a database does as a whole, apart from its stores. */
 export interface DatabaseLifecycle {
-  /** Applies pending migrations; safe when several nodes call it at once. */
-  migrate(): Promise<void>;
+  /**
+   * Applies pending migrations; safe when several nodes call it at once.
+   * Resolves with the names of those this call applied (none: up to date).
+   */
+  migrate(): Promise<string[]>;
   /**
    * One cheap round trip to the database (readiness). Rejects — with the
    * domain's UnavailableError when the database cannot be reached — instead of
@@ -95,10 +98,11 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     runs: new SqlRunStore(db, parts),
     wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
     async migrate() {
-      await migrate(db, parts);
+      const applied = await migrate(db, parts);
       if (afterMigrate !== undefined && maintenance === undefined) {
         maintenance = afterMigrate(db as Kysely<unknown>);
       }
+      return applied;
     },
     async ping() {
       await sql`select 1`.execute(db);
@@ -116,15 +120,16 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
  * MariaDB, BEGIN IMMEDIATE on SQLite — see dialects/sqlite/sqlite-dialect.ts): when several
  * nodes start at once, one migrates and the others find nothing pending.
  */
-async function migrate(db: Kysely<StoreSchema>, parts: StoreDialect): Promise<void> {
+async function migrate(db: Kysely<StoreSchema>, parts: StoreDialect): Promise<string[]> {
   const migrator = new Migrator({ db, provider: migrationProvider(parts) });
-  const { error } = await migrator.migrateToLatest();
+  const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     throw new Error(
       `DATABASE_URL ${parts.target}: cannot migrate the database: ${describeError(error)}`,
       { cause: error },
     );
   }
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
 
 /**
