@@ -100,8 +100,9 @@ export async function startWorker(
   try {
     await database.migrate();
     const store = database.tasks;
-    const engine = new HumanTaskEngine({ store, directory: createDirectory(config) });
-    const humanTasks = humanTaskBridge(store, engine);
+    const directory = createDirectory(config);
+    const engine = new HumanTaskEngine({ store, directory });
+    const humanTasks = humanTaskBridge(store, engine, directory);
     const durable = createDurable(database, { workflows, worker, humanTasks });
     await durable.start();
     let closing: Promise<void> | undefined;

@@ -49,11 +49,12 @@ export async function createTaskflow(
     sqliteSynchronous: config.sqliteSynchronous,
   });
   const store = database.tasks;
-  const inbox = new HumanTaskEngine({ store, directory: createDirectory(config) });
+  const directory = createDirectory(config);
+  const inbox = new HumanTaskEngine({ store, directory });
   let server: FastifyInstance | undefined;
   const durable = createDurable(database, {
     ...options,
-    humanTasks: humanTaskBridge(store, inbox),
+    humanTasks: humanTaskBridge(store, inbox, directory),
     // The worker retries on its own; the log says why runs are not progressing.
     onWorkerError: (what, e) =>
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
@@ -65,6 +66,7 @@ export async function createTaskflow(
     server = buildServer({
       engine,
       config,
+      directory,
       logger: options.logger,
       runs: durable.runs,
       readiness: { store: () => database.ping() },

@@ -58,3 +58,31 @@ void test("POST /v1/workflows/{name}/runs refuses an actor the static directory 
     await db.drop();
   }
 });
+
+void test("embedded runs.start by an actor the directory does not know: the run fails naming the starter, never a header", async () => {
+  const db = await createTestDatabase({ name: "sqlite" });
+  const config = loadConfig({
+    env: {},
+    overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent", users: "alice,bob" },
+  });
+  const tf = await createTaskflow(config, {
+    workflows: [approval],
+    worker: { pollMs: 20, heartbeatMs: 300 },
+  });
+  try {
+    // The library call has no route in front of it to refuse the actor.
+    const { run: started } = await tf.runs.start("default", "approval", { startedBy: "zed" });
+    let run = await tf.runs.get("default", started.id);
+    for (let i = 0; i < 800 && run?.status !== "failed"; i++) {
+      await sleep(25);
+      run = await tf.runs.get("default", started.id);
+    }
+    assert.equal(run?.status, "failed", JSON.stringify(run));
+    const message = (run?.error as { message?: string } | null)?.message ?? "";
+    assert.match(message, /started by 'zed', whom the directory \(WF_USERS\) does not know/);
+    assert.doesNotMatch(message, /X-Actor-Id/);
+  } finally {
+    await tf.close();
+    await db.drop();
+  }
+});

@@ -7,12 +7,12 @@
  */
 import { LRUCache } from "lru-cache";
 import type { AssigneeRequest } from "../../domain/assignee.ts";
-import { notFound } from "../../domain/errors.ts";
+import { notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-task-api.ts";
-import type { TaskStore } from "../ports.ts";
+import type { Directory, TaskStore } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
 
 /** Roots remembered by wakeRunsOnCompletion (about 100 bytes each). */
@@ -56,7 +56,17 @@ export interface HumanTaskBridge {
   cancelUnfinished(tenantId: string, referralId: string, now: number): Promise<void>;
 }
 
-export function humanTaskBridge(store: TaskStore, engine: HumanTaskApi): HumanTaskBridge {
+/**
+ * `directory`: the one the engine checks actors against. With it, a run whose
+ * starter the directory does not know fails with a message about the run, not
+ * the use case's "X-Actor-Id: unknown user" (no request header is involved
+ * inside a workflow).
+ */
+export function humanTaskBridge(
+  store: TaskStore,
+  engine: HumanTaskApi,
+  directory?: Pick<Directory, "checksIds" | "userExists">,
+): HumanTaskBridge {
   const bridge: HumanTaskBridge = {
     async findReferral(tenantId, rootInstanceId, tag) {
       const children = await store.listChildren(tenantId, rootInstanceId);
@@ -84,6 +94,12 @@ export function humanTaskBridge(store: TaskStore, engine: HumanTaskApi): HumanTa
       const root = await store.getInstance(tenantId, rootInstanceId);
       // A TaskflowError, so it fails the run as before: a replay cannot bring the root back.
       if (!root) throw notFound("root instance of the run", rootInstanceId);
+      if (directory?.checksIds && !directory.userExists(root.startedBy)) {
+        throw validation(
+          `the run was started by '${root.startedBy}', whom the directory (WF_USERS) does not ` +
+            `know: ctx.humanTask assigns on the starter's behalf, so it cannot assign`,
+        );
+      }
       const r = await engine.assign(
         { tenantId, actorId: root.startedBy },
         { parentInstanceId: rootInstanceId, definitionKey: root.definitionKey, assignee, vars },
