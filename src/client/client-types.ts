@@ -28,12 +28,13 @@ export type Vars = Record<string, unknown>;
 export { ErrorCodes };
 
 /**
- * A problem `code`: the catalogue, plus `Internal` (500) and `Unavailable` (503),
- * which only the server produces. A newer server may add codes, so any string is
- * accepted at run time.
+ * A problem `code`: the catalogue, plus `UnsupportedMediaType` (415), `Internal`
+ * (500) and `Unavailable` (503), which only the server produces. A newer server
+ * may add codes, so any string is accepted at run time.
  */
 export type ProblemCode =
   | (typeof ErrorCodes)[number]
+  | "UnsupportedMediaType"
   | "Internal"
   | "Unavailable"
   // `string & Record<never, never>` rather than `string`: editors still offer the known codes.
