@@ -19,7 +19,8 @@ const approval = workflow("approval", async (ctx) => {
   return "approved";
 });
 
-void test("POST /v1/workflows/{name}/runs refuses an actor the static directory does not know", async () => {
+/** The real composition on a fresh SQLite file, with the static directory alice and bob. */
+async function engineWithUsers() {
   const db = await createTestDatabase({ name: "sqlite" });
   const config = loadConfig({
     env: {},
@@ -29,6 +30,11 @@ void test("POST /v1/workflows/{name}/runs refuses an actor the static directory 
     workflows: [approval],
     worker: { pollMs: 20, heartbeatMs: 300 },
   });
+  return { db, tf };
+}
+
+void test("POST /v1/workflows/{name}/runs refuses an actor the static directory does not know", async () => {
+  const { db, tf } = await engineWithUsers();
   const call = (method: "GET" | "POST", url: string, actor = "alice") =>
     tf.server.inject({ method, url, headers: { "x-api-key": KEY, "x-actor-id": actor } });
   try {
@@ -60,15 +66,7 @@ void test("POST /v1/workflows/{name}/runs refuses an actor the static directory 
 });
 
 void test("embedded runs.start by an actor the directory does not know: the run fails naming the starter, never a header", async () => {
-  const db = await createTestDatabase({ name: "sqlite" });
-  const config = loadConfig({
-    env: {},
-    overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent", users: "alice,bob" },
-  });
-  const tf = await createTaskflow(config, {
-    workflows: [approval],
-    worker: { pollMs: 20, heartbeatMs: 300 },
-  });
+  const { db, tf } = await engineWithUsers();
   try {
     // The library call has no route in front of it to refuse the actor.
     const { run: started } = await tf.runs.start("default", "approval", { startedBy: "zed" });
