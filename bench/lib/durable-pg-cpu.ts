@@ -6,7 +6,7 @@
  * hundreds of workflows. Undefined when /proc is not readable (remote server).
  */
 import pg from "pg";
-import { processCpuMs as cpuMsOf } from "./proc-cpu.ts";
+import { cpuDelta, processCpuMs as cpuMsOf } from "./proc-cpu.ts";
 
 export class PgBackendCpu {
   private constructor(private readonly client: pg.Client) {}
@@ -37,9 +37,7 @@ export class PgBackendCpu {
     after: Map<number, number> | undefined,
   ): number | undefined {
     if (before === undefined || after === undefined) return undefined;
-    let ms = 0;
-    for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
-    return ms;
+    return cpuDelta(before, after);
   }
 
   close(): Promise<void> {

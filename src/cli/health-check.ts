@@ -16,16 +16,13 @@ export interface HealthAnswer {
   line: string;
 }
 
+/** Every-interface addresses are asked on their loopback. */
+const LOOPBACK: Record<string, string> = { "": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1" };
+
 export function healthUrl(addr: Readonly<ListenAddress>, ready: boolean): string {
-  const host =
-    addr.host === "0.0.0.0" || addr.host === ""
-      ? "127.0.0.1"
-      : addr.host === "::"
-        ? "[::1]"
-        : addr.host.includes(":")
-          ? `[${addr.host}]`
-          : addr.host;
-  return `http://${host}:${addr.port}${ready ? "/readyz" : "/healthz"}`;
+  const host = LOOPBACK[addr.host] ?? addr.host;
+  const literal = host.includes(":") ? `[${host}]` : host;
+  return `http://${literal}:${addr.port}${ready ? "/readyz" : "/healthz"}`;
 }
 
 export async function checkHealth(url: string): Promise<HealthAnswer> {

@@ -26,7 +26,7 @@ function explain(e: unknown): string {
   const { code, message } = e as { code?: unknown; message?: unknown };
   const text = typeof message === "string" ? message : String(e);
   // A `.js` file with `import` in a project whose package.json has no "type": "module".
-  if (e instanceof SyntaxError && /import statement outside a module|export/.test(text)) {
+  if (e instanceof SyntaxError && /import statement outside a module|token 'export'/.test(text)) {
     return (
       'Node loads this .js file as CommonJS (its package.json says "type": "commonjs" or ' +
       "nothing), " +

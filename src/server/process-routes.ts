@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../domain/instance.ts";
 import type { Vars } from "../domain/vars.ts";
 import { ref } from "./component-schemas.ts";
-import { assertKnownUser } from "./known-ids.ts";
+import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import { instanceExample, pageExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";

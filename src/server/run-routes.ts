@@ -11,7 +11,7 @@ import { hideStack, withoutStack } from "./failure-stacks.ts";
 import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { optionalBody } from "./json-body.ts";
-import { assertKnownUser } from "./known-ids.ts";
+import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
 import {
   actorContext,

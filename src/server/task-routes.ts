@@ -4,7 +4,7 @@ import { validation } from "../domain/errors.ts";
 import type { Vars } from "../domain/vars.ts";
 import { ref } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
-import { assertKnownGroup, assertKnownUser } from "./known-ids.ts";
+import { assertKnownGroup, assertKnownUser } from "../engine/human-tasks/checks.ts";
 import {
   claimedTaskExample,
   completionExample,

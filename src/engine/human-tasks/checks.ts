@@ -27,6 +27,11 @@ export function assertKnownUser(dir: Directory, field: string, id: string) {
   if (dir.checksIds && !dir.userExists(id)) throw validation(`${field}: unknown user '${id}'`);
 }
 
+export function assertKnownGroup(dir: Directory, field: string, id: string) {
+  requireId(field, id);
+  if (dir.checksIds && !dir.groupExists(id)) throw validation(`${field}: unknown group '${id}'`);
+}
+
 export function assertAssignee(dir: Directory, a: AssigneeRequest) {
   if (a.kind === "users") {
     if (!Array.isArray(a.ids) || a.ids.length === 0 || a.ids.length > MAX_USERS_PER_ASSIGNMENT) {
@@ -36,9 +41,7 @@ export function assertAssignee(dir: Directory, a: AssigneeRequest) {
   } else if (a.kind === "user") {
     assertKnownUser(dir, "assignee.id", a.id);
   } else if (a.kind === "group") {
-    requireId("assignee.id", a.id);
-    if (dir.checksIds && !dir.groupExists(a.id))
-      throw validation(`assignee.id: unknown group '${a.id}'`);
+    assertKnownGroup(dir, "assignee.id", a.id);
   } else {
     throw validation(`assignee.kind must be user, group or users`);
   }
