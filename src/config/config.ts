@@ -1,3 +1,6 @@
+import type { CoordinationKind } from "../engine/coordination/coordination.ts";
+import type { RateLimitFailure } from "./parse-coordination.ts";
+
 /** The validated, frozen configuration every other module receives (never process.env). */
 export const LogLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LogLevels)[number];
@@ -39,6 +42,17 @@ export interface TaskflowConfig {
   readonly maxEventLoopDelay: number;
   /** normal: a COMMIT survives a process crash; full: also an OS crash or power loss. */
   readonly sqliteSynchronous: SqliteSynchronous;
+  /** Where locks, shared rate limits, idempotency keys and API keys live: sql (the store's database), redis or memory. */
+  readonly coordination: CoordinationKind;
+  /** redis:// URL; null when Redis is not used (or reached through sentinels). */
+  readonly redisUrl: string | null;
+  /** Sentinels to ask for the Redis master; empty when not used. */
+  readonly redisSentinels: readonly Readonly<{ host: string; port: number }>[];
+  readonly redisSentinelName: string | null;
+  /** In front of every coordination key and lock name (two deployments can share one Redis). */
+  readonly keyPrefix: string;
+  /** While the rate limiter's backend is down: open lets requests through (with a warning), closed refuses them (503). */
+  readonly rateLimitOnError: RateLimitFailure;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -57,6 +71,12 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "maxInFlight",
   "maxEventLoopDelay",
   "sqliteSynchronous",
+  "coordination",
+  "redisUrl",
+  "redisSentinels",
+  "redisSentinelName",
+  "keyPrefix",
+  "rateLimitOnError",
 ];
 
 /**
@@ -83,6 +103,15 @@ export interface ConfigOverrides {
   maxEventLoopDelay?: string | number | undefined;
   /** "normal" or "full" (any case). */
   sqliteSynchronous?: string | undefined;
+  /** "sql", "redis" or "memory". */
+  coordination?: string | undefined;
+  redisUrl?: string | null | undefined;
+  /** "host:port,host:port" or a list (a later layer's list replaces an earlier one whole). */
+  redisSentinels?: string | readonly (string | { host: string; port: number })[] | undefined;
+  redisSentinelName?: string | null | undefined;
+  keyPrefix?: string | undefined;
+  /** "open" or "closed". */
+  rateLimitOnError?: string | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

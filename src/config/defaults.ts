@@ -25,6 +25,9 @@ export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
 /** Survives a crash of the process, not of the OS; FULL costs an fsync per COMMIT. */
 export const DEFAULT_SQLITE_SYNCHRONOUS = "normal";
 
+/** Namespaces every coordination key and lock name of this deployment. */
+export const DEFAULT_KEY_PREFIX = "taskflow:";
+
 /**
  * The first layer. nodeEnv defaults to production: the CLI treats an unset
  * NODE_ENV as production so that a forgotten variable fails closed (keys required);
@@ -45,5 +48,11 @@ export function defaultsLayer(): Layer {
     maxInFlight: DEFAULT_MAX_IN_FLIGHT,
     maxEventLoopDelay: DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
     sqliteSynchronous: DEFAULT_SQLITE_SYNCHRONOUS,
+    coordination: "sql",
+    redisUrl: null,
+    redisSentinels: [],
+    redisSentinelName: null,
+    keyPrefix: DEFAULT_KEY_PREFIX,
+    rateLimitOnError: "open",
   });
 }

@@ -17,6 +17,12 @@ const VARIABLES = {
   WF_MAX_IN_FLIGHT: "maxInFlight",
   WF_MAX_EVENT_LOOP_DELAY: "maxEventLoopDelay",
   WF_SQLITE_SYNCHRONOUS: "sqliteSynchronous",
+  WF_COORDINATION: "coordination",
+  REDIS_URL: "redisUrl",
+  REDIS_SENTINELS: "redisSentinels",
+  REDIS_SENTINEL_NAME: "redisSentinelName",
+  WF_KEY_PREFIX: "keyPrefix",
+  WF_RATE_LIMIT_ON_ERROR: "rateLimitOnError",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

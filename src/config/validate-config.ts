@@ -16,6 +16,15 @@ import {
 } from "./parse-values.ts";
 import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
+import {
+  assertCoordinationSettings,
+  parseCoordination,
+  parseKeyPrefix,
+  parseRateLimitFailure,
+  parseRedisUrl,
+  parseSentinelName,
+  parseSentinels,
+} from "./parse-coordination.ts";
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   addr: parseAddr,
@@ -31,6 +40,12 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   maxInFlight: parseMaxInFlight,
   maxEventLoopDelay: parseMaxEventLoopDelay,
   sqliteSynchronous: parseSqliteSynchronous,
+  coordination: parseCoordination,
+  redisUrl: parseRedisUrl,
+  redisSentinels: parseSentinels,
+  redisSentinelName: parseSentinelName,
+  keyPrefix: parseKeyPrefix,
+  rateLimitOnError: parseRateLimitFailure,
 };
 
 export interface ValidateOptions {
@@ -63,6 +78,7 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   }
   if (issues.length > 0) throw new ConfigError(issues);
   const config = out as unknown as TaskflowConfig;
+  assertCoordinationSettings(config);
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
   return deepFreeze(withDevelopmentHost(config, merged));
 }

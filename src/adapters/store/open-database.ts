@@ -17,6 +17,7 @@ import type { SqliteSynchronous } from "../../config/config.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
 import type { RunStore } from "../../engine/durable/run-store-port.ts";
 import type { Wakeups } from "../../engine/durable/worker.ts";
+import type { SqlContext } from "../coordination/coordination-context.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
@@ -63,6 +64,8 @@ export interface Database extends DatabaseLifecycle {
   readonly runs: RunStore;
   /** LISTEN/NOTIFY wake-ups on PostgreSQL; undefined elsewhere (workers poll). */
   readonly wakeups: Wakeups | undefined;
+  /** What SQL coordination (locks, counters, …) builds on: this database's connection. */
+  readonly coordinationContext: Omit<SqlContext, "keyPrefix">;
 }
 
 /** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
@@ -97,6 +100,7 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
     runs: new SqlRunStore(db, parts),
     wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
+    coordinationContext: { db, backend, databaseUrl: databaseUrl.trim() },
     async migrate() {
       const applied = await migrate(db, parts);
       if (afterMigrate !== undefined && maintenance === undefined) {

@@ -8,11 +8,21 @@ import type { Migration, MigrationProvider } from "kysely";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { initialSchema } from "./001-initial-schema.ts";
 import { durableRuns } from "./002-durable-runs.ts";
+import { servedWorkflows } from "./003-served-workflows.ts";
+import { runFilters } from "./004-run-filters.ts";
+import { coordinationLocks } from "./005-coordination-locks.ts";
+import { coordinationCountersCache } from "./006-coordination-counters-cache.ts";
+import { coordinationCodesTokens } from "./007-coordination-codes-tokens.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
     "001_initial_schema": initialSchema(d),
     "002_durable_runs": durableRuns(d),
+    "003_served_workflows": servedWorkflows(d),
+    "004_run_filters": runFilters(d),
+    "005_coordination_locks": coordinationLocks(d),
+    "006_coordination_counters_cache": coordinationCountersCache(d),
+    "007_coordination_codes_tokens": coordinationCodesTokens(d),
   };
 }
 

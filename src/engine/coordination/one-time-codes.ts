@@ -1,0 +1,39 @@
+/**
+ * One-time codes: a short secret for a (subject, purpose), e.g. a login code
+ * for a user. Stored hashed; good for `maxAttempts` guesses until `ttlMs`;
+ * issuing a new one for the same subject and purpose replaces the old one.
+ */
+
+export interface IssueCodeOptions {
+  /** How long the code is valid (> 0). Default 10 min. */
+  ttlMs?: number;
+  /** Wrong guesses allowed before the code is dead (> 0). Default 5. */
+  maxAttempts?: number;
+  /** Digits in the code (6–12). Default 6. */
+  digits?: number;
+}
+
+export interface IssuedCode {
+  /** The code to send to the person; never stored, never logged. */
+  code: string;
+  expiresAt: Date;
+}
+
+/** ok consumes the code; every other outcome leaves nothing usable behind or counts a guess. */
+export type VerifyOutcome = "ok" | "wrong" | "expired" | "exhausted" | "none";
+
+export interface OneTimeCodes {
+  /**
+   * Issues a code, replacing any earlier one of the subject and purpose.
+   * Issuing is itself rate-limited per subject: over that budget it rejects
+   * with a RateLimited TaskflowError.
+   */
+  issue(
+    tenant: string,
+    subject: string,
+    purpose: string,
+    options?: IssueCodeOptions,
+  ): Promise<IssuedCode>;
+  /** Checks a guess; concurrent wrong guesses never exceed the attempt cap. */
+  verify(tenant: string, subject: string, purpose: string, code: string): Promise<VerifyOutcome>;
+}

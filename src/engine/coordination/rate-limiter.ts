@@ -1,0 +1,40 @@
+/**
+ * Counters with a cap: "at most N points per window", shared by every node
+ * that uses the same backend.
+ */
+
+export type WindowKind = "fixed" | "sliding";
+
+export interface RateLimiterOptions {
+  /** Names the limiter inside the key prefix, e.g. "api" or "otp-issue". */
+  name: string;
+  /** Points allowed per window (> 0). */
+  points: number;
+  /** Window length in ms (> 0). */
+  windowMs: number;
+  /** Default fixed. */
+  window?: WindowKind;
+}
+
+export interface ConsumeResult {
+  /** True when the points were taken; false when they would exceed the cap (nothing was taken). */
+  allowed: boolean;
+  /** Points left in the current window after this call. */
+  remaining: number;
+  /** When allowed is false: ms until enough points are back; 0 otherwise. */
+  retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  /**
+   * Atomically takes `points` (default 1, > 0) for `key` inside `tenant`.
+   * Rejects with UnavailableError when the backend cannot be reached.
+   */
+  consume(tenant: string, key: string, points?: number): Promise<ConsumeResult>;
+  /** Forgets the key's count (e.g. after a successful login). */
+  reset(tenant: string, key: string): Promise<void>;
+}
+
+export interface RateLimiters {
+  limiter(options: RateLimiterOptions): RateLimiter;
+}
