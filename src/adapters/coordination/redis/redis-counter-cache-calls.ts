@@ -9,6 +9,12 @@
  * everybody arriving before it is ready waits for that one attempt, bounded by
  * the connection's connectTimeout. Later outages fail fast while ioredis
  * reconnects in the background.
+ *
+ * One case fails neither fast nor at all: a command already written when the
+ * connection dies is kept for resending, and if something still accepts TCP
+ * on Redis's address (a proxy or load balancer without a healthy Redis
+ * behind it) every reconnect "succeeds" and the command waits forever. So
+ * every call is also bounded by COMMAND_TIMEOUT_MS.
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -16,6 +22,13 @@ import { ReplyError } from "ioredis";
 import { UnavailableError } from "../../../domain/unavailable.ts";
 
 const MESSAGE = "redis is unavailable; retry later";
+
+/**
+ * Longer than the connection's 2 s connectTimeout, so a first call waits for
+ * its dial to fail rather than for this; far longer than any of these
+ * commands takes on a live Redis (well under a millisecond).
+ */
+export const COMMAND_TIMEOUT_MS = 3000;
 
 /** Replies that mean "this server cannot serve now", not "this command is wrong". */
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY)\b/;
@@ -42,12 +55,20 @@ export function isUnavailableRedisError(e: unknown): boolean {
 
 /** Runs `fn` on a connected client; transport failures become UnavailableError. */
 export async function redisCall<T>(redis: Redis, fn: (r: Redis) => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${COMMAND_TIMEOUT_MS} ms`)),
+      COMMAND_TIMEOUT_MS,
+    );
+  });
   try {
-    await ready(redis);
-    return await fn(redis);
+    return await Promise.race([ready(redis).then(() => fn(redis)), timeout]);
   } catch (e) {
     if (isUnavailableRedisError(e)) throw new UnavailableError(MESSAGE, { cause: e });
     throw e;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
