@@ -9,10 +9,10 @@
  * tenant's.
  */
 import type { Redis } from "ioredis";
-import type { TtlCache } from "../../../engine/coordination/ttl-cache.ts";
+import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { RedisContext } from "../coordination-context.ts";
-import { decodeCacheValue, encodeCacheValue } from "../ttl-cache-value.ts";
+import { jsonText } from "../json-text.ts";
 import { luaScript, redisCall, runScript } from "./redis-counter-cache-calls.ts";
 
 const COMPARE_AND_SET = luaScript(`
@@ -34,19 +34,19 @@ export function redisTtlCache(ctx: RedisContext): TtlCache {
     async get(tenant, key) {
       const k = keyOf(tenant, key);
       const text = await call((r) => r.get(k));
-      return text === null ? undefined : decodeCacheValue(text);
+      return text === null ? undefined : (JSON.parse(text) as JsonValue);
     },
 
     async set(tenant, key, value, ttlMs) {
       const k = keyOf(tenant, key);
-      const text = encodeCacheValue("cache value", value);
+      const text = jsonText(value);
       checkDuration("cache TTL", ttlMs);
       await call((r) => r.set(k, text, "PX", ttlMs));
     },
 
     async setIfAbsent(tenant, key, value, ttlMs) {
       const k = keyOf(tenant, key);
-      const text = encodeCacheValue("cache value", value);
+      const text = jsonText(value);
       checkDuration("cache TTL", ttlMs);
       return (await call((r) => r.set(k, text, "PX", ttlMs, "NX"))) === "OK";
     },
@@ -58,8 +58,8 @@ export function redisTtlCache(ctx: RedisContext): TtlCache {
 
     async compareAndSet(tenant, key, expected, next, ttlMs) {
       const k = keyOf(tenant, key);
-      const expectedText = encodeCacheValue("expected cache value", expected);
-      const nextText = encodeCacheValue("cache value", next);
+      const expectedText = jsonText(expected);
+      const nextText = jsonText(next);
       checkDuration("cache TTL", ttlMs);
       const done = await call((r) =>
         runScript(r, COMPARE_AND_SET, [k], [expectedText, nextText, ttlMs]),

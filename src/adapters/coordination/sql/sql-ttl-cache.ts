@@ -21,10 +21,10 @@
  * (milliseconds), which is also how far an expiry may move between nodes.
  */
 import { sql } from "kysely";
-import type { TtlCache } from "../../../engine/coordination/ttl-cache.ts";
+import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { SqlContext } from "../coordination-context.ts";
-import { decodeCacheValue, encodeCacheValue } from "../ttl-cache-value.ts";
+import { jsonText } from "../json-text.ts";
 import { deleteExpired, int, num, rowKeyHash } from "./sql-counter-cache-rows.ts";
 
 interface Target {
@@ -47,12 +47,12 @@ export function sqlTtlCache(ctx: SqlContext): TtlCache {
         select value from coord_cache
         where ${where(t)} and expires_at > ${int(ctx, Date.now())}`.execute(ctx.db);
       const row = rows[0];
-      return row === undefined ? undefined : decodeCacheValue(row.value);
+      return row === undefined ? undefined : (JSON.parse(row.value) as JsonValue);
     },
 
     async set(tenant, key, value, ttlMs) {
       const t = target(tenant, key);
-      const text = encodeCacheValue("cache value", value);
+      const text = jsonText(value);
       checkDuration("cache TTL", ttlMs);
       const expiresAt = int(ctx, Date.now() + ttlMs);
       const insert = sql`insert into coord_cache (tenant_id, key_hash, value, expires_at)
@@ -68,7 +68,7 @@ export function sqlTtlCache(ctx: SqlContext): TtlCache {
 
     async setIfAbsent(tenant, key, value, ttlMs) {
       const t = target(tenant, key);
-      const text = encodeCacheValue("cache value", value);
+      const text = jsonText(value);
       checkDuration("cache TTL", ttlMs);
       const now = Date.now();
       if (ctx.backend === "mysql") {
@@ -100,8 +100,8 @@ export function sqlTtlCache(ctx: SqlContext): TtlCache {
 
     async compareAndSet(tenant, key, expected, next, ttlMs) {
       const t = target(tenant, key);
-      const expectedText = encodeCacheValue("expected cache value", expected);
-      const nextText = encodeCacheValue("cache value", next);
+      const expectedText = jsonText(expected);
+      const nextText = jsonText(next);
       checkDuration("cache TTL", ttlMs);
       const now = Date.now();
       // mysql2's FOUND_ROWS makes affected rows count matched rows: 1 even when next = expected.
