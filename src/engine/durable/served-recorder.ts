@@ -25,7 +25,8 @@ export class ServedRecorder {
   constructor(
     private readonly store: Pick<RunStore, "recordServed">,
     private readonly node: string,
-    private readonly workflows: readonly string[],
+    /** Read at every record: a registry may still grow after the worker was made. */
+    private readonly workflows: () => readonly string[],
     private readonly options: ServedRecorderOptions = {},
   ) {
     this.now = options.now ?? Date.now;
@@ -33,7 +34,7 @@ export class ServedRecorder {
 
   /** Records once (awaited, so a start right after is accepted elsewhere), then periodically. */
   async start(): Promise<void> {
-    if (this.timer !== undefined || this.workflows.length === 0) return;
+    if (this.timer !== undefined) return;
     this.timer = setInterval(() => void this.record(), this.options.everyMs ?? SERVED_REFRESH_MS);
     this.timer.unref();
     await this.record();
@@ -45,11 +46,14 @@ export class ServedRecorder {
   }
 
   private async record(): Promise<void> {
+    const workflows = this.workflows();
+    // A worker of no workflow (none registered yet) has nothing to say.
+    if (workflows.length === 0) return;
     const now = this.now();
     try {
       await this.store.recordServed({
         node: this.node,
-        workflows: this.workflows,
+        workflows,
         now,
         forgetBefore: now - (this.options.ttlMs ?? SERVED_TTL_MS),
       });

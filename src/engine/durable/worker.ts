@@ -115,7 +115,7 @@ export class Worker {
     this.maxConcurrent = options.maxConcurrent ?? 64;
     this.pollMs = options.pollMs ?? 500;
     this.now = options.now ?? Date.now;
-    this.served = new ServedRecorder(store, this.owner, registry.names(), {
+    this.served = new ServedRecorder(store, this.owner, () => registry.names(), {
       everyMs: options.servedRefreshMs,
       now: this.now,
       onError: (e) => this.report("served-workflows", e),
