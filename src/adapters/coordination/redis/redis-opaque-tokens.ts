@@ -13,21 +13,20 @@ import type {
   OpaqueTokens,
   RotateOutcome,
   TokenInfo,
+  TokenListing,
 } from "../../../engine/coordination/opaque-tokens.ts";
 import {
   checkCleanup,
   checkFamily,
-  checkIssueToken,
-  checkPresented,
   checkScope,
   checkTtl,
-  hashSecret,
   isLive,
-  newSecret,
-  newTokenId,
+  listingState,
   parseData,
   TOKEN_KEEP_MS,
 } from "../opaque-token-parts.ts";
+import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
+import { checkIssue, checkPresented } from "../token-rules.ts";
 import { call, runScript } from "./redis-code-token-calls.ts";
 import { CLEANUP, ISSUE, READ, REVOKE, REVOKE_FAMILY, ROTATE } from "./redis-token-scripts.ts";
 
@@ -73,11 +72,11 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
 
   return {
     async issue(tenant, options) {
-      const request = checkIssueToken(tenant, options);
-      const token = newSecret();
-      const id = newTokenId();
+      const data = checkIssue(tenant, options);
+      const token = newTokenSecret();
+      const id = newId();
       const now = Date.now();
-      const expires = request.ttlMs === undefined ? null : now + request.ttlMs;
+      const expires = options.ttlMs === undefined ? null : now + options.ttlMs;
       await runScript(
         redis,
         ISSUE,
@@ -86,10 +85,10 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
           ...head(tenant),
           id,
           id,
-          request.purpose,
-          request.subject,
-          hashSecret(token),
-          request.data,
+          options.purpose,
+          options.subject,
+          sha256Hex(token),
+          data,
           now,
           expires ?? "",
         ],
@@ -97,9 +96,9 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       return {
         id,
         familyId: id,
-        purpose: request.purpose,
-        subject: request.subject,
-        data: parseData(request.data),
+        purpose: options.purpose,
+        subject: options.subject,
+        data: parseData(data),
         createdAt: new Date(now),
         expiresAt: expires === null ? null : new Date(expires),
         token,
@@ -107,8 +106,8 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
     },
 
     async verify(tenant, purpose, token) {
-      checkPresented(tenant, purpose, "token", token);
-      const flat = (await runScript(redis, READ, [], [baseOf(tenant), hashSecret(token)])) as
+      checkPresented(tenant, purpose, token);
+      const flat = (await runScript(redis, READ, [], [baseOf(tenant), sha256Hex(token)])) as
         string[] | null;
       if (flat === null || flat.length === 0) return null;
       const f = fieldsOf(flat, 1);
@@ -117,8 +116,8 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
     },
 
     async revoke(tenant, purpose, tokenOrId) {
-      checkPresented(tenant, purpose, "token or id", tokenOrId);
-      const args = [...head(tenant), Date.now(), purpose, hashSecret(tokenOrId), tokenOrId];
+      checkPresented(tenant, purpose, tokenOrId);
+      const args = [...head(tenant), Date.now(), purpose, sha256Hex(tokenOrId), tokenOrId];
       return Number(await runScript(redis, REVOKE, [], args)) === 1;
     },
 
@@ -129,12 +128,12 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
     },
 
     async rotate(tenant, purpose, token, ttlMs): Promise<RotateOutcome> {
-      checkPresented(tenant, purpose, "token", token);
+      checkPresented(tenant, purpose, token);
       checkTtl(ttlMs);
-      const next = newSecret();
-      const id = newTokenId();
+      const next = newTokenSecret();
+      const id = newId();
       const now = Date.now();
-      const args = [...head(tenant), now, purpose, hashSecret(token), id, hashSecret(next)];
+      const args = [...head(tenant), now, purpose, sha256Hex(token), id, sha256Hex(next)];
       const reply = (await runScript(redis, ROTATE, [], [...args, ttlMs ?? ""])) as string[];
       const [outcome, family, subject, data, expires] = reply;
       if (outcome === "reused") return { outcome: "reused" };
@@ -143,15 +142,15 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       return { outcome: "rotated", next: { ...info, token: next } };
     },
 
-    async list(tenant, purpose) {
+    async list(tenant, purpose): Promise<TokenListing[]> {
       checkScope(tenant, purpose);
       const base = baseOf(tenant);
       const ids = await call(redis, () => redis.zrevrange(`${base}pur:${purpose}`, 0, -1));
-      const all = await readAll(redis, base, ids);
       const now = Date.now();
-      return all
-        .filter(({ fields }) => fields.revoked === undefined && !isExpiredAt(fields, now))
-        .map(({ id, fields }) => infoOf(id, fields));
+      return (await readAll(redis, base, ids)).map(({ id, fields }) => ({
+        ...infoOf(id, fields),
+        state: listingState(stateOf(fields), now),
+      }));
     },
 
     async cleanup(maxEntries) {
@@ -168,11 +167,6 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       return removed;
     },
   };
-}
-
-function isExpiredAt(f: Fields, now: number): boolean {
-  const expires = optionalMillis(f.expires);
-  return expires !== null && expires <= now;
 }
 
 /** The tokens' hashes in one round trip; ids whose hash is gone (cleaned up) are left out. */

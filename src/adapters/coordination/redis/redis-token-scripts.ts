@@ -8,7 +8,8 @@
  * - `fam:<family>`  set of the family's ids;
  * - `pur:<purpose>` sorted set of ids by creation time, for list();
  * - `<prefix>tok:gc` (one per prefix) sorted set of `<tenant>:<id>` by when
- *   cleanup may remove the token: expiry or revocation plus the keep time.
+ *   cleanup may remove the token: a day after its revocation, else its
+ *   retirement, else its expiry (each write sets the score its event gives).
  *
  * A family's members and a rotation's new token are only known inside the
  * script, so scripts build those key names from the base: fine on one Redis
@@ -32,7 +33,7 @@ local function live(t, now)
   return t.retired == nil and t.revoked == nil and not expired(t, now)
 end
 local function forget_at(gc, tenant, id, at, keep)
-  redis.call('ZADD', gc, 'LT', at + keep, tenant .. ':' .. id)
+  redis.call('ZADD', gc, at + keep, tenant .. ':' .. id)
 end
 local function revoke_family(base, gc, tenant, family, now, keep)
   local n = 0
@@ -105,13 +106,13 @@ local base, gc, tenant, keep, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local id = redis.call('GET', base .. 'h:' .. ARGV[7])
 if not id then return {'invalid'} end
 local t = fields(base .. 'id:' .. id)
-if t == nil or t.purpose ~= ARGV[6] then return {'invalid'} end
+if t == nil or t.purpose ~= ARGV[6] or expired(t, now) then return {'invalid'} end
 if t.retired ~= nil or t.revoked ~= nil then
   revoke_family(base, gc, tenant, t.family, now, keep)
   return {'reused'}
 end
-if expired(t, now) then return {'invalid'} end
 redis.call('HSET', base .. 'id:' .. id, 'retired', now)
+forget_at(gc, tenant, id, now, keep)
 local expires = nil
 if ARGV[10] ~= '' then
   expires = now + tonumber(ARGV[10])

@@ -22,17 +22,9 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
-import {
-  checkGuess,
-  checkIssue,
-  codeSlot,
-  hashCode,
-  issueBudget,
-  newCode,
-  newSalt,
-  sameHash,
-  spendIssueBudget,
-} from "../one-time-code-parts.ts";
+import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
+import { codeSlot } from "../code-slot.ts";
+import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
 
 const TABLE = "coordination_codes";
 
@@ -45,7 +37,7 @@ interface CodeRow {
 }
 
 export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTimeCodes {
-  const budget = issueBudget(limiters);
+  const issueBudget = codeIssueLimiter(limiters);
   const { db } = ctx;
 
   const read = (tenant: string, slot: string): Promise<CodeRow | undefined> =>
@@ -64,16 +56,17 @@ export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTim
   };
 
   return {
-    async issue(tenant, subject, purpose, options?: IssueCodeOptions): Promise<IssuedCode> {
-      const settings = checkIssue(tenant, subject, purpose, options);
-      await spendIssueBudget(budget, tenant, subject);
+    async issue(tenant, subject, purpose, options: IssueCodeOptions = {}): Promise<IssuedCode> {
+      checkCodeRequest(tenant, subject, purpose);
+      const settings = codeSettings(options);
+      await issueBudget.take(tenant, subject, purpose);
       const slot = codeSlot(ctx.keyPrefix, subject, purpose);
       const code = newCode(settings.digits);
       const salt = newSalt();
       const now = Date.now();
       const fresh = {
         salt,
-        code_hash: hashCode(salt, tenant, slot, code),
+        code_hash: codeHash(salt, code),
         attempts: 0,
         max_attempts: settings.maxAttempts,
         created_at: now,
@@ -101,7 +94,7 @@ export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTim
     },
 
     async verify(tenant, subject, purpose, code): Promise<VerifyOutcome> {
-      checkGuess(tenant, subject, purpose, code);
+      checkCodeRequest(tenant, subject, purpose);
       const slot = codeSlot(ctx.keyPrefix, subject, purpose);
       const row = await read(tenant, slot);
       if (row === undefined) return "none";
@@ -115,7 +108,8 @@ export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTim
       if (blocked !== null) return blocked;
       const thisIssue = sql`tenant_id = ${tenant} AND slot = ${slot} AND salt = ${row.salt}
         AND attempts < max_attempts AND expires_at > ${now}`;
-      const right = sameHash(hashCode(row.salt, tenant, slot, code), row.code_hash);
+      // A guess that is not a string is a wrong guess, as on every backend.
+      const right = typeof code === "string" && sameDigest(codeHash(row.salt, code), row.code_hash);
       const write = right
         ? sql`DELETE FROM coordination_codes WHERE ${thisIssue}`
         : sql`UPDATE coordination_codes SET attempts = attempts + 1 WHERE ${thisIssue}`;

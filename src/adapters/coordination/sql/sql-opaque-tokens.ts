@@ -16,24 +16,23 @@ import type {
   OpaqueTokens,
   RotateOutcome,
   TokenInfo,
+  TokenListing,
 } from "../../../engine/coordination/opaque-tokens.ts";
 import {
   checkCleanup,
   checkFamily,
-  checkIssueToken,
-  checkPresented,
   checkScope,
   checkTtl,
-  hashSecret,
+  forgetAt,
   isExpired,
   isLive,
-  newSecret,
-  newTokenId,
+  listingState,
   parseData,
   TOKEN_KEEP_MS,
-  type TokenRequest,
   type TokenState,
 } from "../opaque-token-parts.ts";
+import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
+import { checkIssue, checkPresented } from "../token-rules.ts";
 
 const TABLE = "coordination_tokens";
 /** Ids per DELETE: under SQLite's oldest limit of 999 parameters. */
@@ -52,6 +51,16 @@ interface TokenRow {
   expires_at: number | string | null;
   retired_at: number | string | null;
   revoked_at: number | string | null;
+  forget_at: number | string | null;
+}
+
+/** What a new row is made from. */
+interface TokenRequest {
+  purpose: string;
+  subject: string;
+  ttlMs: number | undefined;
+  /** JSON text. */
+  data: string;
 }
 
 const COLUMNS = [
@@ -67,6 +76,7 @@ const COLUMNS = [
   "expires_at",
   "retired_at",
   "revoked_at",
+  "forget_at",
 ] as const;
 
 const millisOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -101,20 +111,22 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
     request: TokenRequest,
     now: number,
   ): { row: TokenRow; token: string } => {
-    const token = newSecret();
+    const token = newTokenSecret();
+    const expiresAt = request.ttlMs === undefined ? null : now + request.ttlMs;
     const row: TokenRow = {
       tenant_id: tenant,
-      id: newTokenId(),
+      id: newId(),
       key_prefix: keyPrefix,
       family_id: familyId,
       purpose: request.purpose,
       subject: request.subject,
-      token_hash: hashSecret(token),
+      token_hash: sha256Hex(token),
       data: request.data,
       created_at: now,
-      expires_at: request.ttlMs === undefined ? null : now + request.ttlMs,
+      expires_at: expiresAt,
       retired_at: null,
       revoked_at: null,
+      forget_at: forgetAt({ expiresAt, retiredAt: null, revokedAt: null }),
     };
     return { row, token };
   };
@@ -125,23 +137,30 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
     db
       .selectFrom(TABLE)
       .select(COLUMNS)
-      .where("token_hash", "=", hashSecret(token))
+      .where("token_hash", "=", sha256Hex(token))
       .where("tenant_id", "=", tenant)
       .where("key_prefix", "=", keyPrefix)
       .where("purpose", "=", purpose)
       .executeTakeFirst();
 
   const revokeFamilyAt = async (tenant: string, familyId: string, now: number) => {
-    const r = await sql`UPDATE coordination_tokens SET revoked_at = ${now}
+    const r = await sql`UPDATE coordination_tokens
+      SET revoked_at = ${now}, forget_at = ${now + TOKEN_KEEP_MS}
       WHERE tenant_id = ${tenant} AND key_prefix = ${keyPrefix} AND family_id = ${familyId}
         AND revoked_at IS NULL`.execute(db);
     return Number(r.numAffectedRows ?? 0n);
   };
 
   /** Retires `row` and inserts `next` together; false when another rotation or a revoke came first. */
+  const reused = async (tenant: string, familyId: string): Promise<RotateOutcome> => {
+    await revokeFamilyAt(tenant, familyId, Date.now());
+    return { outcome: "reused" };
+  };
+
   const retireAndIssue = (row: TokenRow, next: TokenRow, now: number) =>
     db.transaction().execute(async (trx) => {
-      const r = await sql`UPDATE coordination_tokens SET retired_at = ${now}
+      const r = await sql`UPDATE coordination_tokens
+        SET retired_at = ${now}, forget_at = ${now + TOKEN_KEEP_MS}
         WHERE tenant_id = ${row.tenant_id} AND id = ${row.id}
           AND retired_at IS NULL AND revoked_at IS NULL
           AND (expires_at IS NULL OR expires_at > ${now})`.execute(trx);
@@ -152,24 +171,27 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
 
   return {
     async issue(tenant, options) {
-      const request = checkIssueToken(tenant, options);
-      const { row, token } = newRow(tenant, newTokenId(), request, Date.now());
+      const data = checkIssue(tenant, options);
+      const { purpose, subject, ttlMs } = options;
+      const request = { purpose, subject, ttlMs, data };
+      const { row, token } = newRow(tenant, newId(), request, Date.now());
       await db.insertInto(TABLE).values(row).execute();
       return issued(row, token);
     },
 
     async verify(tenant, purpose, token) {
-      checkPresented(tenant, purpose, "token", token);
+      checkPresented(tenant, purpose, token);
       const row = await byHash(tenant, purpose, token);
       return row !== undefined && isLive(stateOf(row), Date.now()) ? infoOf(row) : null;
     },
 
     async revoke(tenant, purpose, tokenOrId) {
-      checkPresented(tenant, purpose, "token or id", tokenOrId);
+      checkPresented(tenant, purpose, tokenOrId);
       const now = Date.now();
-      const r = await sql`UPDATE coordination_tokens SET revoked_at = ${now}
+      const r = await sql`UPDATE coordination_tokens
+        SET revoked_at = ${now}, forget_at = ${now + TOKEN_KEEP_MS}
         WHERE tenant_id = ${tenant} AND key_prefix = ${keyPrefix} AND purpose = ${purpose}
-          AND (token_hash = ${hashSecret(tokenOrId)} OR id = ${tokenOrId})
+          AND (token_hash = ${sha256Hex(tokenOrId)} OR id = ${tokenOrId})
           AND revoked_at IS NULL AND retired_at IS NULL
           AND (expires_at IS NULL OR expires_at > ${now})`.execute(db);
       return Number(r.numAffectedRows ?? 0n) > 0;
@@ -181,17 +203,13 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
     },
 
     async rotate(tenant, purpose, token, ttlMs): Promise<RotateOutcome> {
-      checkPresented(tenant, purpose, "token", token);
+      checkPresented(tenant, purpose, token);
       checkTtl(ttlMs);
       const row = await byHash(tenant, purpose, token);
-      if (row === undefined) return { outcome: "invalid" };
       const now = Date.now();
-      const state = stateOf(row);
-      if (state.retiredAt !== null || state.revokedAt !== null) {
-        await revokeFamilyAt(tenant, row.family_id, now);
-        return { outcome: "reused" };
-      }
-      if (isExpired(state, now)) return { outcome: "invalid" };
+      // Expired first, as in memory: an expired token is invalid even when it was also retired.
+      if (row === undefined || isExpired(stateOf(row), now)) return { outcome: "invalid" };
+      if (!isLive(stateOf(row), now)) return reused(tenant, row.family_id);
       const request: TokenRequest = {
         purpose: row.purpose,
         subject: row.subject,
@@ -207,37 +225,34 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
       if (after === undefined || isExpired(stateOf(after), Date.now())) {
         return { outcome: "invalid" };
       }
-      await revokeFamilyAt(tenant, row.family_id, Date.now());
-      return { outcome: "reused" };
+      return reused(tenant, row.family_id);
     },
 
-    async list(tenant, purpose) {
+    async list(tenant, purpose): Promise<TokenListing[]> {
       checkScope(tenant, purpose);
-      const now = Date.now();
-      const rows = (await db
+      const rows: TokenRow[] = await db
         .selectFrom(TABLE)
         .select(COLUMNS)
         .where("tenant_id", "=", tenant)
         .where("key_prefix", "=", keyPrefix)
         .where("purpose", "=", purpose)
-        .where("revoked_at", "is", null)
-        .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
-        .execute()) as TokenRow[];
-      return rows.map(infoOf);
+        .execute();
+      const now = Date.now();
+      return rows.map((row) => ({ ...infoOf(row), state: listingState(stateOf(row), now) }));
     },
 
     async cleanup(maxEntries) {
       const limit = checkCleanup(maxEntries);
-      const cutoff = Date.now() - TOKEN_KEEP_MS;
-      const doomed = (await db
+      // Two statements: MariaDB has no LIMIT in an IN subquery, PostgreSQL no DELETE … LIMIT.
+      const doomed: Pick<TokenRow, "tenant_id" | "id">[] = await db
         .selectFrom(TABLE)
         .select(["tenant_id", "id"])
         .where("key_prefix", "=", keyPrefix)
-        .where((eb) => eb.or([eb("expires_at", "<=", cutoff), eb("revoked_at", "<=", cutoff)]))
+        .where("forget_at", "<=", Date.now())
         .limit(limit)
-        .execute()) as Pick<TokenRow, "tenant_id" | "id">[];
+        .execute();
       let removed = 0;
       for (const [tenant, ids] of byTenant(doomed)) {
         for (let i = 0; i < ids.length; i += DELETE_CHUNK) {

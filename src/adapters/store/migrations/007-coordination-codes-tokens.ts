@@ -8,8 +8,9 @@
  * 4,608 bytes, past InnoDB's 3,072-byte key limit. The plain columns stay for
  * people reading the table.
  *
- * coordination_tokens keeps rotated (retired) and revoked tokens until cleanup
- * removes them: a retired token presented again is how reuse is detected.
+ * coordination_tokens keeps rotated (retired), revoked and expired tokens for
+ * a day (forget_at), until cleanup removes them: a retired token presented
+ * again is how reuse is detected.
  */
 import { sql, type Kysely, type Migration } from "kysely";
 import { MAX_COORDINATION_KEY_LENGTH } from "../../../engine/coordination/limits.ts";
@@ -59,6 +60,8 @@ export function coordinationCodesTokens(d: StoreDialect): Migration {
         .addColumn("expires_at", "bigint")
         .addColumn("retired_at", "bigint")
         .addColumn("revoked_at", "bigint")
+        // When cleanup may remove the row: a day after revocation, else retirement, else expiry.
+        .addColumn("forget_at", "bigint")
         .addPrimaryKeyConstraint("coordination_tokens_pk", ["tenant_id", "id"])
         .$call((b) => (tableEnd ? b.modifyEnd(tableEnd) : b))
         .execute();
@@ -74,13 +77,11 @@ export function coordinationCodesTokens(d: StoreDialect): Migration {
         "created_at",
       ]).execute();
       await index("coordination_tokens_family_ix", ["tenant_id", "family_id"]).execute();
-      // cleanup(): most tokens never expire or are revoked only late in their life.
-      const gc = (name: string, column: string) =>
-        d.partialIndexes
-          ? index(name, ["key_prefix", column]).where(sql.ref(column), "is not", null)
-          : index(name, ["key_prefix", column]);
-      await gc("coordination_tokens_expires_ix", "expires_at").execute();
-      await gc("coordination_tokens_revoked_ix", "revoked_at").execute();
+      // cleanup(): most tokens are live with no date to be forgotten at.
+      const forget = index("coordination_tokens_forget_ix", ["key_prefix", "forget_at"]);
+      await (
+        d.partialIndexes ? forget.where(sql.ref("forget_at"), "is not", null) : forget
+      ).execute();
     },
   };
 }
