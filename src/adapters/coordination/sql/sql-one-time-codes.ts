@@ -1,6 +1,7 @@
 /**
  * One-time codes in the store's database: one row per (tenant, slot), see
- * migration 007. Every guess reads the row, compares hashes in this process
+ * migration 007, holding the code only as HMAC-SHA-256 under a per-code salt
+ * (secrets.ts says why that and no more). Every guess reads the row, compares hashes in this process
  * (constant time) and then writes with a conditional statement whose
  * affected-row count decides the outcome:
  *
