@@ -4,12 +4,15 @@
  * WF_GROUP_* — and wires them into the engine and the HTTP server.
  */
 import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { openCoordination } from "./adapters/coordination/open-coordination.ts";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
+import type { Coordination } from "./engine/coordination/coordination.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
@@ -20,6 +23,8 @@ import { buildServer } from "./server/build-server.ts";
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
   logger?: Logger | undefined;
+  /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
+  redis?: Redis | undefined;
 }
 
 export interface Taskflow {
@@ -32,6 +37,8 @@ export interface Taskflow {
   readonly runs: DurableRuns;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
+  /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
+  readonly coordination: Coordination;
   /** The Fastify app, ready for `inject` in tests; not listening until listen(). */
   readonly server: FastifyInstance;
   /** Listens on config.addr; resolves with the address, e.g. http://127.0.0.1:8081. */
@@ -48,6 +55,7 @@ export async function createTaskflow(
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
+  const coordination = coordinationFor(config, database, options.redis);
   const store = database.tasks;
   const directory = createDirectory(config);
   const inbox = new HumanTaskEngine({ store, directory });
@@ -69,7 +77,12 @@ export async function createTaskflow(
       directory,
       logger: options.logger,
       runs: durable.runs,
-      readiness: { store: () => database.ping() },
+      coordination,
+      readiness: {
+        store: () => database.ping(),
+        // On `sql` the coordination is the store's database: one check covers both.
+        ...(config.coordination === "sql" ? {} : { coordination: () => coordination.ping() }),
+      },
     });
     await database.migrate();
     await server.ready();
@@ -77,25 +90,53 @@ export async function createTaskflow(
   } catch (e) {
     await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
+    await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;
   }
-  return assemble(config, engine, database, server, durable);
+  return assemble({ config, engine, database, server, durable, coordination });
 }
 
-function assemble(
-  config: TaskflowConfig,
-  engine: HumanTaskApi,
+/** The coordination backend configuration names (WF_COORDINATION), over this database for `sql`. */
+export function coordinationFor(
+  config: Pick<
+    TaskflowConfig,
+    "coordination" | "keyPrefix" | "redisUrl" | "redisSentinels" | "redisSentinelName"
+  >,
   database: Database,
-  server: FastifyInstance,
-  durable: Durable,
-): Taskflow {
+  redis?: Redis,
+): Coordination {
+  const sentinelName = config.redisSentinelName;
+  return openCoordination({
+    kind: config.coordination,
+    keyPrefix: config.keyPrefix,
+    sql: database.coordinationContext,
+    redisUrl: config.redisUrl,
+    redisSentinel:
+      config.redisSentinels.length > 0 && sentinelName !== null
+        ? { name: sentinelName, hosts: config.redisSentinels }
+        : null,
+    redis,
+  });
+}
+
+interface Parts {
+  config: TaskflowConfig;
+  engine: HumanTaskApi;
+  database: Database;
+  server: FastifyInstance;
+  durable: Durable;
+  coordination: Coordination;
+}
+
+function assemble({ config, engine, database, server, durable, coordination }: Parts): Taskflow {
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
       await server.close();
       await durable.stop();
     } finally {
+      await coordination.close().catch(() => undefined);
       await database.close();
     }
   };
@@ -105,6 +146,7 @@ function assemble(
     store: withLifecycle(database),
     runs: durable.runs,
     worker: durable.worker,
+    coordination,
     server,
     listen: () => server.listen({ host: config.addr.host, port: config.addr.port }),
     close: () => (closing ??= close()),

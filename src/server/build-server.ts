@@ -8,6 +8,7 @@ import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
 import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
+import type { Coordination } from "../engine/coordination/coordination.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import type { Directory } from "../engine/ports.ts";
@@ -49,6 +50,8 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
+  /** Locks, shared rate limits, idempotency keys and stored API keys; none: each process alone. */
+  coordination?: Coordination | undefined;
   /**
    * Who exists (query `user`/`group`, a run's starter); defaults to the one the
    * config describes (WF_USERS, WF_GROUP_<id>), as the engine's own.

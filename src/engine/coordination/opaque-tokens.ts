@@ -28,6 +28,11 @@ export interface TokenInfo {
   expiresAt: Date | null;
 }
 
+/** A token as lists show it: its facts and where it stands. */
+export interface TokenListing extends TokenInfo {
+  state: "live" | "expired" | "retired" | "revoked";
+}
+
 export interface IssuedToken extends TokenInfo {
   /** The secret; returned once, never stored or logged. */
   token: string;
@@ -48,8 +53,8 @@ export interface OpaqueTokens {
   /** Revokes every token of a family. */
   revokeFamily(tenant: string, familyId: string): Promise<number>;
   rotate(tenant: string, purpose: string, token: string, ttlMs?: number): Promise<RotateOutcome>;
-  /** Live and retired tokens of a purpose, newest first (ids and facts, never secrets). */
-  list(tenant: string, purpose: string): Promise<TokenInfo[]>;
+  /** Every token of a purpose still kept (see cleanup), newest first (ids and facts, never secrets). */
+  list(tenant: string, purpose: string): Promise<TokenListing[]>;
   /** Removes up to `maxEntries` tokens that expired or were revoked longer ago than a day. */
   cleanup(maxEntries: number): Promise<number>;
 }

@@ -1,7 +1,146 @@
+/**
+ * Opaque tokens inside one process: records by id, an index from the
+ * secret's SHA-256 to the id. Each call runs without awaiting in between, so
+ * two rotations of one token in this process cannot both win.
+ */
+import type {
+  IssueTokenOptions,
+  IssuedToken,
+  OpaqueTokens,
+  TokenInfo,
+  TokenListing,
+} from "../../../engine/coordination/opaque-tokens.ts";
+import { checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
-import type { OpaqueTokens } from "../../../engine/coordination/opaque-tokens.ts";
+import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
+import { checkIssue, checkPresented } from "../token-rules.ts";
 
-/** Not built yet: replaced by the implementation. */
+interface TokenRecord {
+  info: TokenInfo;
+  tenant: string;
+  hash: string;
+  ttlMs: number | undefined;
+  retiredAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Retired and revoked tokens are kept a day, so reuse of a rotated token is still recognised. */
+const KEEP_DEAD_MS = 24 * 3600_000;
+
 export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
-  throw new Error("memoryOpaqueTokens is not built yet");
+  const byId = new Map<string, TokenRecord>();
+  const idByHash = new Map<string, string>();
+
+  const issueIn = (tenant: string, o: IssueTokenOptions, familyId: string): IssuedToken => {
+    const data = JSON.parse(checkIssue(tenant, o)) as TokenInfo["data"];
+    const token = newTokenSecret();
+    const now = Date.now();
+    const info: TokenInfo = {
+      id: newId(),
+      familyId,
+      purpose: o.purpose,
+      subject: o.subject,
+      data,
+      createdAt: new Date(now),
+      expiresAt: o.ttlMs === undefined ? null : new Date(now + o.ttlMs),
+    };
+    const hash = sha256Hex(token);
+    byId.set(info.id, { info, tenant, hash, ttlMs: o.ttlMs, retiredAt: null, revokedAt: null });
+    idByHash.set(hash, info.id);
+    return { ...info, token };
+  };
+  const find = (tenant: string, purpose: string, token: string) => {
+    const id = idByHash.get(sha256Hex(token));
+    const r = id === undefined ? undefined : byId.get(id);
+    return r !== undefined && r.tenant === tenant && r.info.purpose === purpose ? r : undefined;
+  };
+  const expired = (r: TokenRecord, now = Date.now()) =>
+    r.info.expiresAt !== null && r.info.expiresAt.getTime() <= now;
+  const live = (r: TokenRecord) => r.retiredAt === null && r.revokedAt === null && !expired(r);
+  const revokeFamily = (tenant: string, familyId: string) => {
+    let n = 0;
+    const now = Date.now();
+    for (const r of byId.values()) {
+      if (r.tenant === tenant && r.info.familyId === familyId && r.revokedAt === null) {
+        r.revokedAt = now;
+        n++;
+      }
+    }
+    return n;
+  };
+
+  const stateOf = (r: TokenRecord): TokenListing["state"] =>
+    r.revokedAt !== null
+      ? "revoked"
+      : r.retiredAt !== null
+        ? "retired"
+        : expired(r)
+          ? "expired"
+          : "live";
+
+  return {
+    issue(tenant, options) {
+      return Promise.resolve(issueIn(tenant, options, newId()));
+    },
+    verify(tenant, purpose, token) {
+      checkPresented(tenant, purpose, token);
+      const r = find(tenant, purpose, token);
+      return Promise.resolve(r !== undefined && live(r) ? r.info : null);
+    },
+    revoke(tenant, purpose, tokenOrId) {
+      checkPresented(tenant, purpose, tokenOrId);
+      const byKey = byId.get(tokenOrId);
+      const r =
+        byKey !== undefined && byKey.tenant === tenant && byKey.info.purpose === purpose
+          ? byKey
+          : find(tenant, purpose, tokenOrId);
+      if (r === undefined || !live(r)) return Promise.resolve(false);
+      r.revokedAt = Date.now();
+      return Promise.resolve(true);
+    },
+    revokeFamily(tenant, familyId) {
+      checkTenant(tenant);
+      return Promise.resolve(revokeFamily(tenant, familyId));
+    },
+    rotate(tenant, purpose, token, ttlMs) {
+      checkPresented(tenant, purpose, token);
+      const r = find(tenant, purpose, token);
+      if (r === undefined || expired(r)) return Promise.resolve({ outcome: "invalid" as const });
+      if (r.retiredAt !== null || r.revokedAt !== null) {
+        revokeFamily(tenant, r.info.familyId);
+        return Promise.resolve({ outcome: "reused" as const });
+      }
+      const { subject, data } = r.info;
+      const next = issueIn(
+        tenant,
+        { purpose, subject, data, ttlMs: ttlMs ?? r.ttlMs },
+        r.info.familyId,
+      );
+      r.retiredAt = Date.now();
+      return Promise.resolve({ outcome: "rotated" as const, next });
+    },
+    list(tenant, purpose) {
+      checkTenant(tenant);
+      const items = [...byId.values()]
+        .filter((r) => r.tenant === tenant && r.info.purpose === purpose)
+        .map((r) => ({ ...r.info, state: stateOf(r) }))
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+      return Promise.resolve(items);
+    },
+    cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      const now = Date.now();
+      let removed = 0;
+      for (const [id, r] of byId) {
+        if (removed >= maxEntries) break;
+        const deadSince = r.revokedAt ?? r.retiredAt ?? r.info.expiresAt?.getTime() ?? null;
+        if (deadSince !== null && deadSince <= now - KEEP_DEAD_MS) {
+          byId.delete(id);
+          idByHash.delete(r.hash);
+          removed++;
+        }
+      }
+      return Promise.resolve(removed);
+    },
+  };
 }

@@ -5,6 +5,7 @@
  * stays the host's.
  */
 import type { Redis } from "ioredis";
+import { lazy } from "../lazy.ts";
 import type { Coordination } from "../../../engine/coordination/coordination.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { redisLocks } from "./redis-locks.ts";
@@ -14,20 +15,33 @@ import { redisRateLimiters } from "./redis-rate-limiters.ts";
 import { redisTtlCache } from "./redis-ttl-cache.ts";
 
 export function redisCoordination(ctx: RedisContext & { ownsConnection: boolean }): Coordination {
-  const locks = redisLocks(ctx);
-  const limiters = redisRateLimiters(ctx);
+  const locks = lazy(() => redisLocks(ctx));
+  const limiters = lazy(() => redisRateLimiters(ctx));
+  const cache = lazy(() => redisTtlCache(ctx));
+  const codes = lazy(() => redisOneTimeCodes(ctx, limiters.get()));
+  const tokens = lazy(() => redisOpaqueTokens(ctx));
   return {
     backend: "redis",
-    locks,
-    limiters,
-    cache: redisTtlCache(ctx),
-    codes: redisOneTimeCodes(ctx, limiters),
-    tokens: redisOpaqueTokens(ctx),
+    get locks() {
+      return locks.get();
+    },
+    get limiters() {
+      return limiters.get();
+    },
+    get cache() {
+      return cache.get();
+    },
+    get codes() {
+      return codes.get();
+    },
+    get tokens() {
+      return tokens.get();
+    },
     async ping() {
       await ctx.redis.ping();
     },
     async close() {
-      await locks.close();
+      await locks.built()?.close();
       if (ctx.ownsConnection) await closeQuietly(ctx.redis);
     },
   };
