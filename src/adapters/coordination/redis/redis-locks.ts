@@ -14,7 +14,7 @@ import type { Redis } from "ioredis";
 import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent, LeasedLock, tryUntil } from "../lock-handle.ts";
-import { RedisScript, redisUnavailable } from "./redis-lock-scripts.ts";
+import { redisCall, RedisScript } from "./redis-lock-scripts.ts";
 
 /** KEYS: lock, fence. ARGV: owner, lease ms. The new token (as text), or nil when held. */
 const ACQUIRE = new RedisScript(`
@@ -83,7 +83,7 @@ export function redisLocks(ctx: RedisContext): Locks {
 
     async isCurrent(tenant: string, name: string, token: bigint) {
       checkIsCurrent(tenant, name, token);
-      const last = await redis.get(fenceKey(tenant, name)).catch(redisUnavailable);
+      const last = await redisCall(redis, (r) => r.get(fenceKey(tenant, name)));
       return last !== null && BigInt(last) === token;
     },
 
