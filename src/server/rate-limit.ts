@@ -1,13 +1,13 @@
 /**
  * Request rate limiting for the /v1 scope (WF_RATE_LIMIT; off by default).
  *
- * The budget belongs to one API key and one tenant (X-Tenant-Id, default
+ * The budget belongs to one API key (request.apiKeyId, set by the key check) and one tenant (X-Tenant-Id, default
  * `default`), so a busy tenant cannot starve another behind the same backend.
  * X-Actor-Id does not take part: the backend (BFF) sets it per end user, so
  * counting it would multiply the budget by the number of users; per-user limits
- * belong in the backend, which knows its sessions. The key is named by its
- * position in WF_API_KEYS (`key#1`), never by its value or a hash of it, in
- * limiter keys and in logs.
+ * belong in the backend, which knows its sessions. The key is named by its id
+ * (`key#1`: its position in WF_API_KEYS), never by its value or a hash of it,
+ * in limiter keys and in logs.
  *
  * The hook runs after the API-key check, so a caller without a valid key is
  * refused (401) without spending anyone's budget. Over the budget the request
@@ -19,14 +19,13 @@
  * through and logs a warning at most once per WARN_INTERVAL_MS: a broken
  * limiter must not turn into an outage.
  */
-import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimit } from "../config/config.ts";
 import { formatRateLimit } from "../config/parse-rate-limit.ts";
 import { TaskflowError } from "../domain/errors.ts";
 import { TENANT_PATTERN } from "../domain/limits.ts";
-import { API_KEY_HEADER } from "./auth.ts";
+import { NO_KEY_ID } from "./auth.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 
 /** What the hook needs of a limiter; rate-limiter-flexible's limiters have it. */
@@ -37,16 +36,12 @@ export interface Limiter {
 
 export interface RateLimitSettings {
   rateLimit: Readonly<RateLimit> | null;
-  apiKeys: readonly string[];
 }
 
 const TENANT = new RegExp(TENANT_PATTERN);
 /** Not a valid tenant id, so it cannot collide with one; such requests fail validation anyway. */
 const INVALID_TENANT = "~invalid";
-const NO_KEY = "nokey";
 const WARN_INTERVAL_MS = 10_000;
-
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 export function memoryLimiter(limit: Readonly<RateLimit>): Limiter {
   return new RateLimiterMemory({ points: limit.points, duration: limit.durationSeconds });
@@ -63,23 +58,16 @@ export function installRateLimit(
 ): void {
   const limit = settings.rateLimit;
   if (!limit) return;
-  scope.addHook(
-    "onRequest",
-    rateLimitHook(limit, settings.apiKeys, limiter ?? memoryLimiter(limit)),
-  );
+  scope.addHook("onRequest", rateLimitHook(limit, limiter ?? memoryLimiter(limit)));
 }
 
-export function rateLimitHook(
-  limit: Readonly<RateLimit>,
-  apiKeys: readonly string[],
-  limiter: Limiter,
-) {
-  const keyIdOf = keyIdentity(apiKeys);
+export function rateLimitHook(limit: Readonly<RateLimit>, limiter: Limiter) {
   const budget = formatRateLimit(limit);
   let lastWarnAt = -Infinity;
 
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const keyId = keyIdOf(req.headers[API_KEY_HEADER]);
+    // Unset only if the key check did not run; count such requests together, never apart.
+    const keyId = req.apiKeyId ?? NO_KEY_ID;
     try {
       await limiter.consume(`${keyId}|${tenantOf(req.headers["x-tenant-id"])}`);
     } catch (e) {
@@ -97,16 +85,6 @@ export function rateLimitHook(
         req.log.warn({ err: e }, "rate limiter failed; requests are let through");
       }
     }
-  };
-}
-
-/** API key header → "key#<1-based position in WF_API_KEYS>" (or "nokey" in development). */
-function keyIdentity(apiKeys: readonly string[]): (header: unknown) => string {
-  const byDigest = new Map(apiKeys.map((k, i) => [digest(k), `key#${i + 1}`] as const));
-  return (header) => {
-    if (typeof header !== "string" || byDigest.size === 0) return NO_KEY;
-    // Only reached after the key check, so a miss means no keys are configured.
-    return byDigest.get(digest(header)) ?? NO_KEY;
   };
 }
 

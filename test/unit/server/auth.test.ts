@@ -9,17 +9,17 @@ import { KEY, sampleTask, stubEngine, stubServer } from "./stub-engine.ts";
 
 void describe("keyVerifier (constant-time compare over SHA-256 digests)", () => {
   const verify = keyVerifier(["alpha", "a-much-longer-second-key"]);
-  void test("accepts every configured key", () => {
-    assert.equal(verify("alpha"), true);
-    assert.equal(verify("a-much-longer-second-key"), true);
+  void test("accepts every configured key and names it by its position", () => {
+    assert.equal(verify("alpha"), "key#1");
+    assert.equal(verify("a-much-longer-second-key"), "key#2");
   });
   void test("refuses others, including prefixes, extensions and case changes", () => {
     for (const bad of [undefined, "", "alph", "alphaa", "ALPHA", "a-much-longer-second-ke"]) {
-      assert.equal(verify(bad), false, String(bad));
+      assert.equal(verify(bad), undefined, String(bad));
     }
   });
   void test("with no keys nothing matches", () => {
-    assert.equal(keyVerifier([])("anything"), false);
+    assert.equal(keyVerifier([])("anything"), undefined);
   });
 });
 

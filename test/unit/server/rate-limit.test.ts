@@ -7,6 +7,7 @@ import { ConfigError } from "../../../src/config/config-error.ts";
 import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-config.ts";
 import { formatRateLimit, parseRateLimit } from "../../../src/config/parse-rate-limit.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";
+import { requireApiKey } from "../../../src/server/auth.ts";
 import { installRateLimit, type Limiter } from "../../../src/server/rate-limit.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
@@ -115,11 +116,8 @@ void describe("rate limit over HTTP", () => {
     const recording: Limiter = { consume: (key) => (seen.push(key), Promise.resolve()) };
     const app = Fastify();
     installErrorHandling(app);
-    installRateLimit(
-      app,
-      { rateLimit: { points: 5, durationSeconds: 1 }, apiKeys: ["k0-0123456789abcdefghijkl", KEY] },
-      recording,
-    );
+    app.addHook("onRequest", requireApiKey(["k0-0123456789abcdefghijkl", KEY]));
+    installRateLimit(app, { rateLimit: { points: 5, durationSeconds: 1 } }, recording);
     app.get("/x", () => ({ ok: true }));
     await app.inject({ url: "/x", headers: { "x-api-key": KEY } });
     await app.inject({ url: "/x", headers: { "x-api-key": KEY, "x-tenant-id": "acme" } });
@@ -139,7 +137,7 @@ void describe("rate limit over HTTP", () => {
     const loggerInstance: FastifyBaseLogger = pino({ level: "info" }, logTo);
     const app = Fastify({ loggerInstance });
     installErrorHandling(app);
-    installRateLimit(app, { rateLimit: { points: 1, durationSeconds: 1 }, apiKeys: [KEY] }, broken);
+    installRateLimit(app, { rateLimit: { points: 1, durationSeconds: 1 } }, broken);
     app.get("/x", () => ({ ok: true }));
     for (let i = 0; i < 5; i++) {
       const r = await app.inject({ url: "/x", headers: { "x-api-key": KEY } });
