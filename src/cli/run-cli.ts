@@ -17,12 +17,13 @@ import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 
-export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>]
+export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
 
 Commands:
   serve      run the HTTP server on ADDR (default :8081; 127.0.0.1:8081 in
              development); migrations run first; with --workflows, also a
-             worker that executes their runs
+             worker that executes their runs (not with --no-worker). Starts
+             of workflows that a worker elsewhere serves are accepted too
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
   health     ask the node on ADDR whether it is alive (--ready: and can reach
@@ -32,6 +33,8 @@ Commands:
 Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
   --workflows <m>  a .ts, .js or .mjs module; every workflow(...) it exports is registered
+  --no-worker      serve: an API-only node that executes no run; with --workflows
+                   their names are accepted for starts, and workers run them
   --ready          health: ask the readiness route (/readyz) instead of /healthz
   -h, --help       show this help
 
@@ -71,6 +74,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       options: {
         config: { type: "string" },
         workflows: { type: "string" },
+        "no-worker": { type: "boolean" },
         ready: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -88,8 +92,10 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
   const configFile = parsed.values.config;
   const workflows = parsed.values.workflows;
+  const noWorker = parsed.values["no-worker"] === true;
+  if (noWorker && command !== "serve") return usage(io, "--no-worker is an option of serve");
   try {
-    if (command === "serve") return await serve(env, configFile, io, workflows);
+    if (command === "serve") return await serve(env, configFile, io, workflows, noWorker);
     if (command === "worker") {
       if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
       return await worker(env, configFile, io, workflows);
@@ -107,10 +113,15 @@ async function serve(
   configFile: string | undefined,
   io: CliIo,
   workflows: string | undefined,
+  noWorker: boolean,
 ): Promise<number> {
   const config = loadConfig({ env, configFile });
   const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
-  const taskflow = await createTaskflow(config, { workflows: mod });
+  // Without a worker the names still count for starts: runs wait for a worker that has the code.
+  const taskflow = await createTaskflow(config, {
+    workflows: mod,
+    ...(noWorker ? { worker: false } : {}),
+  });
   let address: string;
   try {
     address = await taskflow.listen();
@@ -126,7 +137,10 @@ async function serve(
   });
   io.out(`taskflow: listening on ${address}\n`);
   const names = mod === undefined ? [] : workflowNames(mod);
-  if (names.length > 0) io.out(`taskflow: serving workflows ${names.join(", ")}\n`);
+  if (noWorker) {
+    const accepted = names.length > 0 ? `; accepting starts of ${names.join(", ")}` : "";
+    io.out(`taskflow: no worker (--no-worker): runs execute on workers${accepted}\n`);
+  } else if (names.length > 0) io.out(`taskflow: serving workflows ${names.join(", ")}\n`);
   return 0;
 }
 

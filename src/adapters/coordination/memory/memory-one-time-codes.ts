@@ -9,6 +9,7 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+import { checkPoints } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { codeIssueLimiter, checkCodeRequest, codeSettings } from "../code-rules.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
@@ -45,21 +46,38 @@ export function memoryOneTimeCodes(ctx: MemoryContext, limiters: RateLimiters): 
       return { code, expiresAt: new Date(expiresAt) };
     },
     verify(tenant, subject, purpose, code): Promise<VerifyOutcome> {
-      checkCodeRequest(tenant, subject, purpose);
-      const id = idOf(tenant, subject, purpose);
-      const r = records.get(id);
-      if (r === undefined) return Promise.resolve("none");
-      if (r.expiresAt <= Date.now()) {
-        records.delete(id);
-        return Promise.resolve("expired");
+      // Bad input rejects, as on every backend (never a synchronous throw).
+      return Promise.resolve().then((): VerifyOutcome => {
+        checkCodeRequest(tenant, subject, purpose);
+        const id = idOf(tenant, subject, purpose);
+        const r = records.get(id);
+        if (r === undefined) return "none";
+        if (r.expiresAt <= Date.now()) {
+          records.delete(id);
+          return "expired";
+        }
+        if (r.attempts >= r.maxAttempts) return "exhausted";
+        if (typeof code === "string" && sameDigest(codeHash(r.salt, code), r.hash)) {
+          records.delete(id);
+          return "ok";
+        }
+        r.attempts++;
+        return "wrong";
+      });
+    },
+    // eslint-disable-next-line @typescript-eslint/require-await -- rejects on bad input like every backend
+    async cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      const now = Date.now();
+      let removed = 0;
+      for (const [id, r] of records) {
+        if (removed >= maxEntries) break;
+        if (r.expiresAt <= now) {
+          records.delete(id);
+          removed++;
+        }
       }
-      if (r.attempts >= r.maxAttempts) return Promise.resolve("exhausted");
-      if (typeof code === "string" && sameDigest(codeHash(r.salt, code), r.hash)) {
-        records.delete(id);
-        return Promise.resolve("ok");
-      }
-      r.attempts++;
-      return Promise.resolve("wrong");
+      return removed;
     },
   };
 }
