@@ -78,5 +78,9 @@ export function connectRedis(options: CoordinationOptions): Redis {
   redis.once("ready", () => {
     redis.options.enableOfflineQueue = false;
   });
+  // Every command that fails rejects its caller with UnavailableError, which the
+  // caller logs or answers as 503. Without a listener ioredis would also print
+  // each reconnection error to stderr, once per retry, for as long as Redis is down.
+  redis.on("error", () => undefined);
   return redis;
 }
