@@ -12,6 +12,8 @@ import { diffJson, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";
 import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
 import { isRecord } from "./json-pointer.ts";
+import { formAjv } from "./json-schema-checks.ts";
+import { validator } from "./schema-check.ts";
 import type { PublishedTrigger } from "./trigger-checks.ts";
 import {
   validateDefinition,
@@ -27,6 +29,17 @@ export class DefinitionVersions {
     private readonly store: DefinitionVersionStore,
     private readonly clock: Clock = { now: () => Date.now() },
   ) {}
+
+  /**
+   * Compiles the language's schema and the forms' meta-schema now: on a busy
+   * machine that blocks for a second or more, which a server must do before
+   * it serves (a blocked loop sheds every request behind it), not in the
+   * first request.
+   */
+  prepare(): void {
+    validator();
+    formAjv();
+  }
 
   /** Without a registry: the step and workflow checks are reported as not made. */
   validate(doc: unknown, context: ValidationContext = {}): ValidationResult {

@@ -25,9 +25,22 @@ export function jsonSchemaErrors(doc: unknown): FieldError[] {
   return errors;
 }
 
-/** A fresh Ajv per schema: two forms may use the same `$id`. */
-export function newFormAjv(): Ajv2020 {
+let shared: Ajv2020 | undefined;
+
+/**
+ * One Ajv for every form: building one compiles the meta-schema, hundreds of
+ * times the cost of checking a form. `addUsedSchema: false` keeps a form's
+ * `$id` out of the instance, so two forms may use the same one; each is
+ * removed from the cache after its check, so the instance does not grow.
+ */
+export function formAjv(): Ajv2020 {
+  shared ??= newFormAjv();
+  return shared;
+}
+
+function newFormAjv(): Ajv2020 {
   const ajv = new Ajv2020({
+    addUsedSchema: false,
     allErrors: true,
     strict: true,
     // Only unknown keywords are refused; these others are style, and Ajv would log them.
@@ -43,7 +56,7 @@ export function newFormAjv(): Ajv2020 {
 
 function checkSchema(schema: unknown, at: string, errors: FieldError[]): void {
   if (!isRecord(schema) && typeof schema !== "boolean") return; // the schema check says so
-  const ajv = newFormAjv();
+  const ajv = formAjv();
   if (!ajv.validateSchema(schema)) {
     const seen = new Set<string>();
     for (const e of ajv.errors ?? []) {
@@ -61,5 +74,7 @@ function checkSchema(schema: unknown, at: string, errors: FieldError[]): void {
     ajv.compile(schema);
   } catch (e) {
     errors.push({ pointer: at, reason: `is not a valid JSON Schema: ${(e as Error).message}` });
+  } finally {
+    ajv.removeSchema(schema);
   }
 }

@@ -13,8 +13,12 @@ import { pointer } from "./json-pointer.ts";
 
 let compiled: ValidateFunction | undefined;
 
-/** Compiled on first use: a process that never validates a definition never pays for it. */
-function validator(): ValidateFunction {
+/**
+ * Compiled once, on first use — a process that never validates a definition
+ * never pays for it. A server calls this at start: compiling takes long
+ * enough to hold up the event loop for the first request otherwise.
+ */
+export function validator(): ValidateFunction {
   compiled ??= new Ajv2020({
     allErrors: true,
     discriminator: true,
