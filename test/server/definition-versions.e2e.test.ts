@@ -77,6 +77,28 @@ void describe("definition versions over HTTP", () => {
     assert.deepEqual(r.body, JSON.parse(JSON.stringify(definitionSchema)));
   });
 
+  test("/openapi.json documents the routes with summaries and examples", async () => {
+    const r = await tf.server.inject({ method: "GET", url: "/openapi.json" });
+    assert.equal(r.statusCode, 200);
+    const paths = r.json<Json>().paths as Json;
+    for (const [path, method] of [
+      ["/v1/definitions/schema", "get"],
+      ["/v1/definitions/validate", "post"],
+      ["/v1/definitions/{key}/draft", "put"],
+      ["/v1/definitions/{key}/publish", "post"],
+      ["/v1/definitions/{key}/versions/{version}/retract", "post"],
+      ["/v1/definitions/{key}/versions", "get"],
+      ["/v1/definitions/{key}/versions/{version}", "get"],
+      ["/v1/definitions/{key}/diff", "get"],
+    ] as const) {
+      const op = paths[path]?.[method] as Json | undefined;
+      assert.ok(op, `${method} ${path}`);
+      assert.ok(op.summary && op.description, `${method} ${path}: summary and description`);
+      const ok = Object.entries(op.responses as Json).find(([s]) => s.startsWith("2"));
+      assert.ok(ok?.[1].content["application/json"].example, `${method} ${path}: an example`);
+    }
+  });
+
   test("validate: 200 for a valid one, saying what was not checked", async () => {
     const r = await call("POST", "/v1/definitions/validate", expenseApproval());
     assert.equal(r.status, 200);
