@@ -7,6 +7,7 @@
  */
 import type { FieldError } from "../../domain/errors.ts";
 import { WAITING_TYPES } from "./definition-language.ts";
+import { MAX_STATES } from "./definition-schema.ts";
 import { edgesOf, scopesOf, type Scope, type StateRef } from "./definition-scopes.ts";
 import { pointer } from "./json-pointer.ts";
 
@@ -15,6 +16,8 @@ export function graphErrors(doc: unknown): FieldError[] {
 }
 
 function scopeErrors(scope: Scope): FieldError[] {
+  // The schema refuses more; a graph that large is not walked (the cycle search recurses).
+  if (scope.states.length > MAX_STATES) return [];
   const errors: FieldError[] = [];
   const byName = new Map(scope.states.map((s) => [s.name, s]));
   const where = scope.at === "" ? "" : " of this branch";

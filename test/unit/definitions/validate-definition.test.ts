@@ -355,3 +355,26 @@ void describe("validateDefinition: property", () => {
     );
   });
 });
+
+void describe("validateDefinition: size", () => {
+  test("a chain of 20,000 states is one schema finding, not a stack overflow", () => {
+    const states: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++)
+      states[`s${i}`] = { type: "call", step: "x", next: `s${i + 1}` };
+    states["s20000"] = { type: "end" };
+    const r = validateDefinition({ key: "big", name: "Big", start: "s0", states });
+    assert.equal(r.valid, false);
+    if (!r.valid)
+      assert.deepEqual(
+        r.errors.map((e) => e.pointer),
+        ["/states"],
+      );
+  });
+
+  test("500 states in a chain are walked (the limit itself)", () => {
+    const states: Record<string, unknown> = {};
+    for (let i = 0; i < 499; i++) states[`s${i}`] = { type: "call", step: "x", next: `s${i + 1}` };
+    states["s499"] = { type: "end" };
+    assert.equal(validateDefinition({ key: "big", name: "Big", start: "s0", states }).valid, true);
+  });
+});
