@@ -14,6 +14,7 @@ import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
+import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -35,6 +36,8 @@ export interface Taskflow {
   readonly store: StandaloneStore;
   /** Durable runs: start, read, signal, cancel (the /v1/runs routes). */
   readonly runs: DurableRuns;
+  /** Versioned process definitions: validate, draft, publish, retract, read, diff. */
+  readonly definitions: DefinitionVersions;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
@@ -67,6 +70,7 @@ export async function createTaskflow(
     onWorkerError: (what, e) =>
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
+  const definitions = new DefinitionVersions(database.definitions);
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   try {
@@ -77,6 +81,7 @@ export async function createTaskflow(
       directory,
       logger: options.logger,
       runs: durable.runs,
+      definitions,
       coordination,
       readiness: {
         store: () => database.ping(),
@@ -94,7 +99,7 @@ export async function createTaskflow(
     await database.close().catch(() => undefined);
     throw e;
   }
-  return assemble({ config, engine, database, server, durable, coordination });
+  return assemble({ config, engine, database, server, durable, coordination, definitions });
 }
 
 /** The coordination backend configuration names (WF_COORDINATION), over this database for `sql`. */
@@ -127,9 +132,11 @@ interface Parts {
   server: FastifyInstance;
   durable: Durable;
   coordination: Coordination;
+  definitions: DefinitionVersions;
 }
 
-function assemble({ config, engine, database, server, durable, coordination }: Parts): Taskflow {
+function assemble(parts: Parts): Taskflow {
+  const { config, engine, database, server, durable, coordination, definitions } = parts;
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
@@ -145,6 +152,7 @@ function assemble({ config, engine, database, server, durable, coordination }: P
     engine,
     store: withLifecycle(database),
     runs: durable.runs,
+    definitions,
     worker: durable.worker,
     coordination,
     server,

@@ -16,6 +16,7 @@ import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
+import { runDefinitionsCli } from "./definitions-cli.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
 
@@ -28,6 +29,9 @@ Commands:
   migrate    apply pending database migrations, then exit
   health     ask the node on ADDR whether it is alive (--ready: and can reach
              its database); exit 0 if so, 1 if not
+  definitions
+             validate, publish or diff process definitions (see
+             'taskflow definitions --help')
   help       show this help
 
 Options:
@@ -67,6 +71,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Resolves with the exit code; for `serve`, once the server listens (it keeps running). */
 export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
+  if (argv[0] === "definitions") return runDefinitionsCli(argv.slice(1), env, io);
   let parsed;
   try {
     parsed = parseArgs({

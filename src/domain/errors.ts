@@ -37,3 +37,22 @@ export const conflict = (message: string) => new TaskflowError("Conflict", messa
 export function isTaskflowError(e: unknown): e is TaskflowError {
   return e instanceof TaskflowError;
 }
+
+/** One finding about a document: where (a JSON pointer, RFC 6901) and what is wrong there. */
+export interface FieldError {
+  pointer: string;
+  reason: string;
+}
+
+/** A Validation error that lists every finding; the problem document carries them as `errors`. */
+export class InvalidDocumentError extends TaskflowError {
+  constructor(
+    message: string,
+    readonly errors: readonly FieldError[],
+  ) {
+    super("Validation", message);
+  }
+}
+
+export const invalidDocument = (message: string, errors: readonly FieldError[]) =>
+  new InvalidDocumentError(message, errors);

@@ -18,6 +18,8 @@ import { answerClientError, refuseConnect } from "./client-errors.ts";
 import { installClosingGuard } from "./closing-guard.ts";
 import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
+import { definitionVersionRoutes } from "./definition-version-routes.ts";
+import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
 import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
@@ -48,6 +50,8 @@ export interface BuildServerOptions {
   logger?: Logger | undefined;
   /** The durable runs' use cases; without them the /v1/runs routes are absent. */
   runs?: DurableRuns | undefined;
+  /** Versioned definitions; without them their /v1/definitions/… routes are absent. */
+  definitions?: DefinitionVersions | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /** Locks, shared rate limits, idempotency keys and stored API keys; none: each process alone. */
@@ -66,11 +70,14 @@ export function buildServer({
   config,
   logger,
   runs,
+  definitions,
   readiness = {},
   directory = createDirectory(config),
 }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
+  // Before anything measures the event loop (see DefinitionVersions.prepare).
+  definitions?.prepare();
   // Typed as Fastify's logger interface so the app is a plain FastifyInstance.
   const loggerInstance: FastifyBaseLogger = logger ? withRedaction(logger) : createLogger(config);
   const app = Fastify({
@@ -116,6 +123,7 @@ export function buildServer({
     api.addHook("preValidation", refuseUnstorableParams);
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory } satisfies RouteOptions);
+    if (definitions) await api.register(definitionVersionRoutes, { definitions });
     if (runs) {
       await api.register(runRoutes, {
         runs,

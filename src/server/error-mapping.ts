@@ -6,7 +6,12 @@
  * never a 500; an unexpected error is a 500 that leaks nothing but the request id.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isTaskflowError, type ErrorCode } from "../domain/errors.ts";
+import {
+  InvalidDocumentError,
+  isTaskflowError,
+  type ErrorCode,
+  type FieldError,
+} from "../domain/errors.ts";
 import { isUnavailable } from "../domain/unavailable.ts";
 import { drainRequest } from "./drain-request.ts";
 
@@ -26,6 +31,8 @@ export interface Problem {
   status: number;
   detail: string;
   code: ProblemCode;
+  /** Every finding of a rejected document (e.g. a definition), each at its JSON pointer. */
+  errors?: readonly FieldError[];
 }
 
 const STATUS: Record<ProblemCode, number> = {
@@ -117,6 +124,8 @@ function validationDetail(fe: Partial<FastifyError>): string {
 }
 
 export function toProblem(err: unknown, requestId: string): Problem {
+  if (err instanceof InvalidDocumentError)
+    return { ...problem(err.code, err.message), errors: err.errors };
   if (isTaskflowError(err)) return problem(err.code, err.message);
   if (isUnavailable(err)) return problem("Unavailable", err.message);
   const fe = err as Partial<FastifyError>;

@@ -46,6 +46,16 @@ function problemSchema(codes: readonly ProblemCode[]) {
       status: { type: "integer" },
       detail: { type: "string", description: "For people; may change. Branch on `code`." },
       code: { type: "string", enum: [...codes] },
+      errors: {
+        type: "array",
+        description:
+          "Only for a rejected document (a definition): every finding, each at its JSON pointer.",
+        items: {
+          type: "object",
+          required: ["pointer", "reason"],
+          properties: { pointer: { type: "string" }, reason: { type: "string" } },
+        },
+      },
     },
   };
 }

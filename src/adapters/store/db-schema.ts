@@ -52,8 +52,20 @@ export interface TasksTable {
   created_at: Millis;
 }
 
+export interface DefinitionVersionsTable {
+  tenant_id: string;
+  key: string;
+  version: number;
+  status: string;
+  body: string;
+  created_at: Millis;
+  published_at: NullableMillis;
+  created_by: string;
+}
+
 export interface StoreSchema {
   definitions: DefinitionsTable;
+  definition_versions: DefinitionVersionsTable;
   instances: InstancesTable;
   tasks: TasksTable;
 }

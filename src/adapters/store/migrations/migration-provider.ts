@@ -13,6 +13,7 @@ import { runFilters } from "./004-run-filters.ts";
 import { coordinationLocks } from "./005-coordination-locks.ts";
 import { coordinationCountersCache } from "./006-coordination-counters-cache.ts";
 import { coordinationCodesTokens } from "./007-coordination-codes-tokens.ts";
+import { definitionVersions } from "./008-definition-versions.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -23,6 +24,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "005_coordination_locks": coordinationLocks(d),
     "006_coordination_counters_cache": coordinationCountersCache(d),
     "007_coordination_codes_tokens": coordinationCodesTokens(d),
+    "008_definition_versions": definitionVersions(d),
   };
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The port of definition versions: reads, and one command per use case that
+ * the store applies atomically and reports on (see ../ports.ts for the style).
+ * The engine validates before it commands; the store never parses a body
+ * except to write the published number into it.
+ */
+import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
+
+export interface SaveDraft {
+  tenantId: string;
+  key: string;
+  /** The definition as JSON text. */
+  body: string;
+  createdBy: string;
+  at: number;
+}
+
+export interface PublishVersion {
+  tenantId: string;
+  key: string;
+  /** For the plain definition row, created unless the key has one. */
+  name: string;
+  /** The definition; stored with `version` set to the number it gets. */
+  definition: Record<string, unknown>;
+  createdBy: string;
+  at: number;
+  /**
+   * Publishing the draft: it is deleted in the same transaction, and only if
+   * it is still this text — a draft saved meanwhile is never lost.
+   */
+  consumesDraft?: { body: string } | undefined;
+}
+
+/** What a publish did; `draft`: the draft was gone or changed, nothing was written. */
+export type PublishOutcome =
+  { published: true; version: number } | { published: false; because: "draft" };
+
+export type RetractOutcome = "retracted" | "already" | "missing";
+
+/** The newest published version of each key of a tenant. */
+export interface PublishedHead {
+  key: string;
+  version: number;
+  body: string;
+}
+
+export interface DefinitionVersionStore {
+  /** Inserts or overwrites the key's one draft. */
+  saveDraft(cmd: SaveDraft): Promise<void>;
+  /**
+   * Number max + 1 of the key's versions, never reused and never skipped,
+   * however many publishes of the key run at once.
+   */
+  publishVersion(cmd: PublishVersion): Promise<PublishOutcome>;
+  /** Marks a published version retracted; `missing` for none (or the draft). */
+  retractVersion(c: { tenantId: string; key: string; version: number }): Promise<RetractOutcome>;
+  /** One version (0: the draft). */
+  getVersion(
+    tenantId: string,
+    key: string,
+    version: number,
+  ): Promise<DefinitionVersion | undefined>;
+  /** The highest version with status `published` (retracted ones are skipped). */
+  latestPublished(tenantId: string, key: string): Promise<DefinitionVersion | undefined>;
+  /** The draft (if any) and every version, in number order. */
+  listVersions(tenantId: string, key: string): Promise<VersionSummary[]>;
+  /** Every key's newest published version, for checks across definitions. */
+  publishedHeads(tenantId: string): Promise<PublishedHead[]>;
+}

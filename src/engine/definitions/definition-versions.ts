@@ -1,0 +1,164 @@
+/**
+ * The use cases of versioned definitions: validate, save the draft, publish,
+ * retract, list, read, diff. Every write validates first and writes nothing
+ * when a single finding is left; the store then applies it atomically.
+ */
+import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
+import { DRAFT_VERSION } from "../../domain/definition-version.ts";
+import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
+import type { ActorContext, TenantContext } from "../actor-context.ts";
+import type { Clock } from "../ports.ts";
+import { diffJson, type DiffEntry } from "./definition-diff.ts";
+import type { ProcessDefinition } from "./definition-language.ts";
+import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
+import { isRecord } from "./json-pointer.ts";
+import { formAjv } from "./json-schema-checks.ts";
+import { validator } from "./schema-check.ts";
+import type { PublishedTrigger } from "./trigger-checks.ts";
+import {
+  validateDefinition,
+  type ValidationContext,
+  type ValidationResult,
+} from "./validate-definition.ts";
+
+/** Which version a read means: a number, the newest published one, or the draft. */
+export type VersionSelector = number | "latest" | "draft";
+
+export class DefinitionVersions {
+  constructor(
+    private readonly store: DefinitionVersionStore,
+    private readonly clock: Clock = { now: () => Date.now() },
+  ) {}
+
+  /**
+   * Compiles the language's schema and the forms' meta-schema now: on a busy
+   * machine that blocks for a second or more, which a server must do before
+   * it serves (a blocked loop sheds every request behind it), not in the
+   * first request.
+   */
+  prepare(): void {
+    validator();
+    formAjv();
+  }
+
+  /** Without a registry: the step and workflow checks are reported as not made. */
+  validate(doc: unknown, context: ValidationContext = {}): ValidationResult {
+    return validateDefinition(doc, context);
+  }
+
+  /** Saves (overwrites) the key's draft; it must be valid as far as the tenant's store can tell. */
+  async saveDraft(
+    ctx: ActorContext,
+    key: string,
+    doc: unknown,
+  ): Promise<{ key: string; savedAt: number }> {
+    const definition = this.valid(key, doc, {});
+    const at = this.clock.now();
+    await this.store.saveDraft({
+      tenantId: ctx.tenantId,
+      key,
+      body: JSON.stringify(definition),
+      createdBy: ctx.actorId,
+      at,
+    });
+    return { key, savedAt: at };
+  }
+
+  /**
+   * Publishes `doc`, or the draft when there is none. Checked against the
+   * tenant's published definitions too: sub-processes must name one (or this
+   * key), triggers must not take another's route.
+   */
+  async publish(
+    ctx: ActorContext,
+    key: string,
+    doc?: unknown,
+  ): Promise<{ key: string; version: number }> {
+    let source = doc;
+    let draftBody: string | undefined;
+    if (source === undefined) {
+      const draft = await this.store.getVersion(ctx.tenantId, key, DRAFT_VERSION);
+      if (!draft) throw notFound("draft of definition", key);
+      draftBody = draft.body;
+      source = JSON.parse(draft.body) as unknown;
+    }
+    const heads = await this.store.publishedHeads(ctx.tenantId);
+    const definition = this.valid(key, source, publishContext(key, heads));
+    const outcome = await this.store.publishVersion({
+      tenantId: ctx.tenantId,
+      key,
+      name: definition.name,
+      definition: definition as unknown as Record<string, unknown>,
+      createdBy: ctx.actorId,
+      at: this.clock.now(),
+      consumesDraft: draftBody === undefined ? undefined : { body: draftBody },
+    });
+    if (!outcome.published) {
+      throw conflict(`the draft of '${key}' changed while it was being published; publish again`);
+    }
+    return { key, version: outcome.version };
+  }
+
+  /** Retracts a published version: no new runs start on it; it stays readable. Idempotent. */
+  async retract(ctx: TenantContext, key: string, version: number): Promise<DefinitionVersion> {
+    const outcome = await this.store.retractVersion({ tenantId: ctx.tenantId, key, version });
+    if (outcome === "missing") throw notFound("version of definition", `${key}@${version}`);
+    return this.get(ctx, key, version);
+  }
+
+  async list(ctx: TenantContext, key: string): Promise<VersionSummary[]> {
+    const versions = await this.store.listVersions(ctx.tenantId, key);
+    if (versions.length === 0) throw notFound("definition with versions", key);
+    return versions;
+  }
+
+  async get(ctx: TenantContext, key: string, which: VersionSelector): Promise<DefinitionVersion> {
+    const v =
+      which === "latest"
+        ? await this.store.latestPublished(ctx.tenantId, key)
+        : await this.store.getVersion(ctx.tenantId, key, which === "draft" ? DRAFT_VERSION : which);
+    if (!v) throw notFound("version of definition", `${key}@${which}`);
+    return v;
+  }
+
+  async diff(
+    ctx: TenantContext,
+    key: string,
+    from: VersionSelector,
+    to: VersionSelector,
+  ): Promise<{ from: number; to: number; changes: DiffEntry[] }> {
+    const [a, b] = await Promise.all([this.get(ctx, key, from), this.get(ctx, key, to)]);
+    return {
+      from: a.version,
+      to: b.version,
+      changes: diffJson(JSON.parse(a.body), JSON.parse(b.body)),
+    };
+  }
+
+  /** The definition, or a Validation error with every finding; the key in the path must be the body's. */
+  private valid(key: string, doc: unknown, context: ValidationContext): ProcessDefinition {
+    const result = validateDefinition(doc, context);
+    const errors: FieldError[] = result.valid ? [] : [...result.errors];
+    if (isRecord(doc) && typeof doc["key"] === "string" && doc["key"] !== key) {
+      errors.unshift({ pointer: "/key", reason: `must be the key in the path ('${key}')` });
+    }
+    if (errors.length > 0 || !result.valid) {
+      throw invalidDocument(`the definition has ${errors.length} error(s)`, errors);
+    }
+    return result.definition;
+  }
+}
+
+/** What publishing checks across the tenant: the published keys and their triggers. */
+function publishContext(key: string, heads: PublishedHead[]): ValidationContext {
+  const definitions = new Set([key, ...heads.map((h) => h.key)]);
+  const publishedTriggers: PublishedTrigger[] = [];
+  for (const h of heads) {
+    const body = JSON.parse(h.body) as { triggers?: unknown };
+    if (!Array.isArray(body.triggers)) continue;
+    for (const t of body.triggers as { method: string; path: string }[]) {
+      publishedTriggers.push({ key: h.key, version: h.version, method: t.method, path: t.path });
+    }
+  }
+  return { definitions, publishedTriggers };
+}
