@@ -26,7 +26,8 @@
  * Clocks: window edges come from this node's clock. A node whose clock is
  * behind never moves a row's window back (it counts into the newer window).
  */
-import { sql, type RawBuilder } from "kysely";
+import { sql } from "kysely";
+import { consumeCounter, type ConsumeParams, type CounterRow } from "./consume-counter.ts";
 import type {
   ConsumeResult,
   RateLimiter,
@@ -43,14 +44,7 @@ import {
   windowStart,
   type LimiterSpec,
 } from "../rate-limit-windows.ts";
-import { deleteExpired, int, num, real, rowKeyHash } from "./sql-counter-cache-rows.ts";
-
-interface CounterRow {
-  window_start: unknown;
-  points: unknown;
-  prev_points: unknown;
-  taken: unknown;
-}
+import { deleteExpired, num, rowKeyHash } from "./sql-counter-cache-rows.ts";
 
 export function sqlRateLimiters(ctx: SqlContext): RateLimiters {
   return {
@@ -63,13 +57,15 @@ export function sqlRateLimiters(ctx: SqlContext): RateLimiters {
 }
 
 function sqlRateLimiter(ctx: SqlContext, spec: LimiterSpec): RateLimiter {
+  const consume = consumeCounter(ctx.backend);
   const hash = (key: string) =>
     rowKeyHash([ctx.keyPrefix, spec.name, spec.window, spec.windowMs, key]);
   return {
     async consume(tenant, key, points) {
       const n = consumeInput(tenant, key, points);
       const now = Date.now();
-      const { rows } = await consumeStatement(ctx, spec, tenant, hash(key), n, now).execute(ctx.db);
+      const params = consumeParams(spec, tenant, hash(key), n, now);
+      const { rows } = await ctx.db.executeQuery(consume(params));
       const row = rows[0];
       if (row === undefined) throw new Error("rate limiter upsert returned no row");
       return result(spec, row, n, now);
@@ -82,49 +78,29 @@ function sqlRateLimiter(ctx: SqlContext, spec: LimiterSpec): RateLimiter {
   };
 }
 
-/**
- * The upsert. In the update branch every expression reads the row as it was,
- * except on MariaDB, which assigns left to right and lets later expressions
- * see earlier assignments: hence `taken` first, `points` reading `taken` there,
- * and window_start last.
- */
-function consumeStatement(
-  ctx: SqlContext,
+/** The parameters of the consume upsert (consume-counter.ts) for `n` points now. */
+function consumeParams(
   spec: LimiterSpec,
   tenant: string,
   hash: string,
   n: number,
   now: number,
-): RawBuilder<CounterRow> {
+): ConsumeParams {
   const W = spec.windowMs;
   const start = windowStart(now, W);
   const sliding = spec.window === "sliding";
-  // A sliding row is still needed through the next window, as its "previous".
-  const expiresAt = int(ctx, start + (sliding ? 2 * W : W));
-  const weight = real(ctx, sliding ? previousWeight(now, start, W) : 0);
-  const old = (column: string) => sql.ref(`coord_rate_counters.${column}`);
-  const newWindow = sql`(${int(ctx, start)} > ${old("window_start")})`;
-  const prev = sql`(case when ${newWindow}
-      then (case when ${int(ctx, start)} = ${old("window_start")} + ${int(ctx, W)}
-        then ${old("points")} else 0 end)
-      else ${old("prev_points")} end)`;
-  const current = sql`(case when ${newWindow} then 0 else ${old("points")} end)`;
-  const fits = sql`(${prev} * ${weight} + ${current} + ${int(ctx, n)} <= ${int(ctx, spec.points)})`;
-  const taken = sql`(case when ${fits} then ${int(ctx, n)} else 0 end)`;
-  const first = n <= spec.points ? n : 0;
-  const insert = sql`insert into coord_rate_counters
-      (tenant_id, key_hash, window_start, points, prev_points, taken, expires_at)
-    values (${tenant}, ${hash}, ${int(ctx, start)}, ${int(ctx, first)}, 0, ${int(ctx, first)}, ${expiresAt})`;
-  const assignments = sql`
-      taken = ${taken},
-      prev_points = ${prev},
-      points = ${current} + ${ctx.backend === "mysql" ? sql.ref("taken") : taken},
-      expires_at = case when ${newWindow} then ${expiresAt} else ${old("expires_at")} end,
-      window_start = case when ${newWindow} then ${int(ctx, start)} else ${old("window_start")} end`;
-  const returning = sql`returning window_start, points, prev_points, taken`;
-  return ctx.backend === "mysql"
-    ? sql<CounterRow>`${insert} on duplicate key update ${assignments} ${returning}`
-    : sql<CounterRow>`${insert} on conflict (tenant_id, key_hash) do update set ${assignments} ${returning}`;
+  return {
+    tenant,
+    hash,
+    start,
+    W,
+    n,
+    cap: spec.points,
+    weight: sliding ? previousWeight(now, start, W) : 0,
+    first: n <= spec.points ? n : 0,
+    // A sliding row is still needed through the next window, as its "previous".
+    expiresAt: start + (sliding ? 2 * W : W),
+  };
 }
 
 function result(spec: LimiterSpec, row: CounterRow, n: number, now: number): ConsumeResult {
