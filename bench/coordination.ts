@@ -41,6 +41,8 @@ interface Row {
   p99: number;
   rawPerSecond: number | null;
   ratio: number | null;
+  /** Locks only: p99 of the acquire alone (ms). */
+  acquireP99: number | null;
   errors: number;
 }
 
@@ -80,11 +82,16 @@ async function open(backend: BackendName): Promise<Opened> {
   };
 }
 
+/** Latencies of the acquire alone, inside "lock acquire+release": the target is about acquiring. */
+let acquireLatencies: number[] = [];
+
 function operations(c: Coordination): Record<string, (i: number) => Promise<void>> {
   const counter = c.limiters.limiter({ name: "bench", points: 1e9, windowMs: 3_600_000 });
   return {
     "lock acquire+release": async (i) => {
+      const t0 = performance.now();
       const h = await c.locks.acquire(TENANT, `bench-lock-${i % LOCK_NAMES}`, { leaseMs: 30_000 });
+      acquireLatencies.push(performance.now() - t0);
       if (h === null) throw new Error("an uncontended lock was not granted");
       await h.release();
     },
@@ -113,7 +120,9 @@ async function benchBackend(backend: BackendName): Promise<Row[]> {
       const raw = opened.raw ? await opened.raw(inFlight) : null;
       for (const [op, fn] of Object.entries(ops)) {
         await runConcurrent(inFlight, 200, SECONDS, fn); // warm-up: connections, statements
+        acquireLatencies = [];
         const r = await runConcurrent(inFlight, 1e9, SECONDS, fn);
+        const acquire = acquireLatencies.length > 0 ? summarize(acquireLatencies, r.seconds) : null;
         const s = summarize(r.latencies, r.seconds);
         if (r.firstError !== undefined) console.warn(`${backend} ${op}:`, r.firstError);
         rows.push({
@@ -125,6 +134,7 @@ async function benchBackend(backend: BackendName): Promise<Row[]> {
           p99: s.p99,
           rawPerSecond: raw,
           ratio: raw === null ? null : round(s.perSecond / raw, 2),
+          acquireP99: acquire?.p99 ?? null,
           errors: r.errors,
         });
       }
@@ -159,6 +169,7 @@ export async function run(args: string[]): Promise<void> {
       "p99 ms": r.p99,
       "raw/s": r.rawPerSecond ?? "—",
       "of raw": r.ratio === null ? "—" : `${Math.round(r.ratio * 100)} %`,
+      "acquire p99 ms": r.acquireP99 ?? "",
       errors: r.errors,
     })),
   );
