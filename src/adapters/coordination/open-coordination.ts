@@ -48,24 +48,34 @@ export function openCoordination(options: CoordinationOptions): Coordination {
 
 /**
  * lazyConnect: nothing is dialled until the first command, like the store.
- * maxRetriesPerRequest 1 and no offline queue: while Redis is down a command
- * fails at once (the caller decides: 503, or fail open for rate limits)
+ * maxRetriesPerRequest 1 and, once the first connection was ready, no offline
+ * queue: while Redis is down a command fails at once (the caller decides: 503, or fail open for rate limits)
  * instead of queueing in memory for as long as the outage lasts.
  */
 export function connectRedis(options: CoordinationOptions): Redis {
   const common = {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
+    // Until the first connection is ready, commands wait for it: without a
+    // queue, lazyConnect's first command (which starts the dial) would fail.
+    // maxRetriesPerRequest still fails them after a retry when Redis is down.
+    enableOfflineQueue: true,
     connectTimeout: 2000,
   };
-  if (options.redisSentinel) {
-    return new Redis({
-      ...common,
-      name: options.redisSentinel.name,
-      sentinels: options.redisSentinel.hosts.map((h) => ({ host: h.host, port: h.port })),
-    });
+  const redis = options.redisSentinel
+    ? new Redis({
+        ...common,
+        name: options.redisSentinel.name,
+        sentinels: options.redisSentinel.hosts.map((h) => ({ host: h.host, port: h.port })),
+      })
+    : options.redisUrl
+      ? new Redis(options.redisUrl, common)
+      : undefined;
+  if (redis === undefined) {
+    throw new Error("redis coordination needs REDIS_URL or Sentinel settings");
   }
-  if (!options.redisUrl) throw new Error("redis coordination needs REDIS_URL or Sentinel settings");
-  return new Redis(options.redisUrl, common);
+  redis.once("ready", () => {
+    redis.options.enableOfflineQueue = false;
+  });
+  return redis;
 }
