@@ -11,6 +11,7 @@ import { loadConfig } from "../config/load-config.ts";
 import { startWorker } from "../create-durable.ts";
 import { checkHealth, healthUrl } from "./health-check.ts";
 import { importWorkflowModule } from "./workflow-module.ts";
+import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
@@ -25,6 +26,15 @@ Commands:
              worker that executes their runs
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
+  keys create --name <name> [--tenant <id>] [--expires <90d|12h|date>]
+             store a new API key (scoped to one tenant with --tenant) and
+             print it on stdout, this once; only its hash is kept
+  keys list  the stored keys: id, name, tenant, created, expires, state
+  keys revoke <id>
+             revoke a stored key (running nodes refuse it within 5 s)
+  keys rotate <id>
+             a new key with the old one's name, tenant and lifetime, printed
+             once; the old key is revoked
   health     ask the node on ADDR whether it is alive (--ready: and can reach
              its database); exit 0 if so, 1 if not
   help       show this help
@@ -33,11 +43,14 @@ Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
   --workflows <m>  a .ts, .js or .mjs module; every workflow(...) it exports is registered
   --ready          health: ask the readiness route (/readyz) instead of /healthz
+  --name, --tenant, --expires
+                   keys create: the key's name, its tenant, its expiry
   -h, --help       show this help
 
 Environment (docs/configuration.md):
 ${environmentHelp()}
-  An unset NODE_ENV counts as production: serve then requires WF_API_KEYS.
+  An unset NODE_ENV counts as production: serve then requires WF_API_KEYS or
+  a stored key (taskflow keys create; the keys commands need neither).
 `;
 
 function environmentHelp(): string {
@@ -72,6 +85,9 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
         config: { type: "string" },
         workflows: { type: "string" },
         ready: { type: "boolean" },
+        name: { type: "string" },
+        tenant: { type: "string" },
+        expires: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -85,8 +101,14 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     return 0;
   }
   if (command === undefined) return usage(io, "missing command");
-  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
   const configFile = parsed.values.config;
+  if (command === "keys")
+    return keys(env, configFile, io, { ...parsed.values, positionals: extra });
+  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
+  const { name, tenant, expires } = parsed.values;
+  if (name !== undefined || tenant !== undefined || expires !== undefined) {
+    return usage(io, "--name, --tenant and --expires belong to 'keys create'");
+  }
   const workflows = parsed.values.workflows;
   try {
     if (command === "serve") return await serve(env, configFile, io, workflows);
@@ -108,7 +130,9 @@ async function serve(
   io: CliIo,
   workflows: string | undefined,
 ): Promise<number> {
-  const config = loadConfig({ env, configFile });
+  // Keys are required outside development, but stored keys count: createTaskflow
+  // checks once the database is migrated (require-keys-at-start.ts).
+  const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
   const taskflow = await createTaskflow(config, { workflows: mod });
   let address: string;
@@ -170,10 +194,15 @@ async function worker(
   // A worker serves no HTTP, so it does not need API keys even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
-  const w = await startWorker(config, mod, {
-    // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
-    onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
-  });
+  const w = await startWorker(
+    config,
+    mod,
+    {
+      // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
+      onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
+    },
+    (job, e) => io.err(`taskflow: background job ${job} failed: ${e.message}\n`),
+  );
   logUnhandledRejections({
     error: (o, m) => {
       const e = (o as { err?: unknown }).err;
@@ -198,6 +227,23 @@ async function migrate(env: Env, configFile: string | undefined, io: CliIo): Pro
       : `taskflow: applied ${applied.length} migration(s): ${applied.join(", ")}\n`,
   );
   return 0;
+}
+
+async function keys(
+  env: Env,
+  configFile: string | undefined,
+  io: CliIo,
+  args: KeysArgs,
+): Promise<number> {
+  const command = parseKeysArgs(args);
+  if (typeof command === "string") return usage(io, command);
+  try {
+    // The keys commands serve no HTTP: they are how a production node gets its first key.
+    const config = loadConfig({ env, configFile, requireApiKeys: false });
+    return await runKeysCommand(command, config, io);
+  } catch (e) {
+    return fail(io, e);
+  }
 }
 
 function usage(io: CliIo, message: string): number {
