@@ -7,6 +7,7 @@
 import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
 import { checkDuration, checkKey, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
+import { checkIsCurrent } from "../lock-handle.ts";
 
 const DEFAULT_LEASE_MS = 30_000;
 
@@ -48,9 +49,11 @@ class MemoryLocks implements Locks {
   }
 
   isCurrent(tenant: string, name: string, token: bigint): Promise<boolean> {
-    checkTenant(tenant);
-    checkKey("lock name", name);
-    return Promise.resolve(this.tokens.get(`${this.prefix}${tenant}\u0000${name}`) === token);
+    // A bad input rejects, as on every backend (never a synchronous throw).
+    return Promise.resolve().then(() => {
+      checkIsCurrent(tenant, name, token);
+      return this.tokens.get(`${this.prefix}${tenant}\u0000${name}`) === token;
+    });
   }
 
   close(): Promise<void> {
@@ -71,14 +74,15 @@ class MemoryLocks implements Locks {
       name,
       token,
       signal: controller.signal,
-      extend: (ms?: number) => {
-        if (ms !== undefined) checkDuration("leaseMs", ms);
-        if (!owns()) return Promise.resolve(false);
-        lease = ms ?? lease;
-        clearTimeout(grant.timer);
-        grant.timer = this.leaseTimer(key, token, lease);
-        return Promise.resolve(true);
-      },
+      extend: (ms?: number) =>
+        Promise.resolve().then(() => {
+          if (ms !== undefined) checkDuration("leaseMs", ms);
+          if (!owns()) return false;
+          lease = ms ?? lease;
+          clearTimeout(grant.timer);
+          grant.timer = this.leaseTimer(key, token, lease);
+          return true;
+        }),
       release: () => {
         if (owns()) this.drop(key, false);
         return Promise.resolve();
