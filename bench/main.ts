@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   size: () => import("./size.ts"),
   load: () => import("./load.ts"),
   chaos: () => import("./chaos.ts"),
+  coordination: () => import("./coordination.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);
