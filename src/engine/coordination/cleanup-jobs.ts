@@ -3,9 +3,9 @@
  * entries and dead tokens are removed in bounded batches, so one round never
  * holds a table for long and a huge backlog is worked off over several rounds.
  *
- * Rate-limiter counters and one-time codes have no cleanup in their ports on
- * this branch (codes replace themselves per subject); their jobs join here
- * when the ports grow one.
+ * One-time codes have no cleanup in their port (a subject's new code replaces
+ * its old one; an expired code reads as absent); their job joins here when
+ * the port grows one.
  */
 import type { Coordination } from "./coordination.ts";
 import type { SingletonJob } from "./singleton-jobs.ts";
@@ -17,6 +17,7 @@ const MAX_BATCHES_PER_ROUND = 100;
 export interface CleanupIntervals {
   cacheMs?: number;
   tokensMs?: number;
+  countersMs?: number;
 }
 
 export function coordinationCleanupJobs(
@@ -28,6 +29,11 @@ export function coordinationCleanupJobs(
       name: "ttl-cache-cleanup",
       intervalMs: intervals.cacheMs ?? 60_000,
       run: (signal) => drain((n) => coordination.cache.cleanup(n), signal),
+    },
+    {
+      name: "rate-limiter-cleanup",
+      intervalMs: intervals.countersMs ?? 60_000,
+      run: (signal) => drain((n) => coordination.limiters.cleanup(n), signal),
     },
     {
       name: "tokens-cleanup",

@@ -109,3 +109,11 @@ void test("the cleanup jobs empty the memory cache of expired entries", async ()
   assert.equal(await c.cache.get("acme", "kept"), "yes");
   await c.close();
 });
+
+void test("the cleanup jobs: cache, rate-limiter counters and tokens, each its own lock", () => {
+  const c = openCoordination({ kind: "memory", keyPrefix: "t:" });
+  assert.deepEqual(
+    coordinationCleanupJobs(c).map((j) => j.name),
+    ["ttl-cache-cleanup", "rate-limiter-cleanup", "tokens-cleanup"],
+  );
+});
