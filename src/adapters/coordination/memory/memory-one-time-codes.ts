@@ -45,21 +45,24 @@ export function memoryOneTimeCodes(ctx: MemoryContext, limiters: RateLimiters): 
       return { code, expiresAt: new Date(expiresAt) };
     },
     verify(tenant, subject, purpose, code): Promise<VerifyOutcome> {
-      checkCodeRequest(tenant, subject, purpose);
-      const id = idOf(tenant, subject, purpose);
-      const r = records.get(id);
-      if (r === undefined) return Promise.resolve("none");
-      if (r.expiresAt <= Date.now()) {
-        records.delete(id);
-        return Promise.resolve("expired");
-      }
-      if (r.attempts >= r.maxAttempts) return Promise.resolve("exhausted");
-      if (typeof code === "string" && sameDigest(codeHash(r.salt, code), r.hash)) {
-        records.delete(id);
-        return Promise.resolve("ok");
-      }
-      r.attempts++;
-      return Promise.resolve("wrong");
+      // Bad input rejects, as on every backend (never a synchronous throw).
+      return Promise.resolve().then((): VerifyOutcome => {
+        checkCodeRequest(tenant, subject, purpose);
+        const id = idOf(tenant, subject, purpose);
+        const r = records.get(id);
+        if (r === undefined) return "none";
+        if (r.expiresAt <= Date.now()) {
+          records.delete(id);
+          return "expired";
+        }
+        if (r.attempts >= r.maxAttempts) return "exhausted";
+        if (typeof code === "string" && sameDigest(codeHash(r.salt, code), r.hash)) {
+          records.delete(id);
+          return "ok";
+        }
+        r.attempts++;
+        return "wrong";
+      });
     },
   };
 }

@@ -7,10 +7,11 @@ import type {
   IssueTokenOptions,
   IssuedToken,
   OpaqueTokens,
+  RotateOutcome,
   TokenInfo,
   TokenListing,
 } from "../../../engine/coordination/opaque-tokens.ts";
-import { checkPoints, checkTenant } from "../check-input.ts";
+import { checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
 import { checkIssue, checkPresented } from "../token-rules.ts";
@@ -78,69 +79,84 @@ export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
           ? "expired"
           : "live";
 
+  // Every method rejects on bad input, as on every backend (never a synchronous throw).
+  const later = <T>(fn: () => T): Promise<T> => Promise.resolve().then(fn);
   return {
     issue(tenant, options) {
-      return Promise.resolve(issueIn(tenant, options, newId()));
+      return later(() => issueIn(tenant, options, newId()));
     },
     verify(tenant, purpose, token) {
-      checkPresented(tenant, purpose, token);
-      const r = find(tenant, purpose, token);
-      return Promise.resolve(r !== undefined && live(r) ? r.info : null);
+      return later(() => {
+        checkPresented(tenant, purpose, token);
+        const r = find(tenant, purpose, token);
+        return r !== undefined && live(r) ? r.info : null;
+      });
     },
     revoke(tenant, purpose, tokenOrId) {
-      checkPresented(tenant, purpose, tokenOrId);
-      const byKey = byId.get(tokenOrId);
-      const r =
-        byKey !== undefined && byKey.tenant === tenant && byKey.info.purpose === purpose
-          ? byKey
-          : find(tenant, purpose, tokenOrId);
-      if (r === undefined || !live(r)) return Promise.resolve(false);
-      r.revokedAt = Date.now();
-      return Promise.resolve(true);
+      return later(() => {
+        checkPresented(tenant, purpose, tokenOrId);
+        const byKey = byId.get(tokenOrId);
+        const r =
+          byKey !== undefined && byKey.tenant === tenant && byKey.info.purpose === purpose
+            ? byKey
+            : find(tenant, purpose, tokenOrId);
+        if (r === undefined || !live(r)) return false;
+        r.revokedAt = Date.now();
+        return true;
+      });
     },
     revokeFamily(tenant, familyId) {
-      checkTenant(tenant);
-      return Promise.resolve(revokeFamily(tenant, familyId));
+      return later(() => {
+        checkTenant(tenant);
+        checkKey("familyId", familyId);
+        return revokeFamily(tenant, familyId);
+      });
     },
     rotate(tenant, purpose, token, ttlMs) {
-      checkPresented(tenant, purpose, token);
-      const r = find(tenant, purpose, token);
-      if (r === undefined || expired(r)) return Promise.resolve({ outcome: "invalid" as const });
-      if (r.retiredAt !== null || r.revokedAt !== null) {
-        revokeFamily(tenant, r.info.familyId);
-        return Promise.resolve({ outcome: "reused" as const });
-      }
-      const { subject, data } = r.info;
-      const next = issueIn(
-        tenant,
-        { purpose, subject, data, ttlMs: ttlMs ?? r.ttlMs },
-        r.info.familyId,
-      );
-      r.retiredAt = Date.now();
-      return Promise.resolve({ outcome: "rotated" as const, next });
+      return later((): RotateOutcome => {
+        checkPresented(tenant, purpose, token);
+        const r = find(tenant, purpose, token);
+        if (r === undefined || expired(r)) return { outcome: "invalid" };
+        if (r.retiredAt !== null || r.revokedAt !== null) {
+          revokeFamily(tenant, r.info.familyId);
+          return { outcome: "reused" };
+        }
+        const { subject, data } = r.info;
+        const next = issueIn(
+          tenant,
+          { purpose, subject, data, ttlMs: ttlMs ?? r.ttlMs },
+          r.info.familyId,
+        );
+        r.retiredAt = Date.now();
+        return { outcome: "rotated", next };
+      });
     },
     list(tenant, purpose) {
-      checkTenant(tenant);
-      const items = [...byId.values()]
-        .filter((r) => r.tenant === tenant && r.info.purpose === purpose)
-        .map((r) => ({ ...r.info, state: stateOf(r) }))
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-      return Promise.resolve(items);
+      return later(() => {
+        checkTenant(tenant);
+        checkKey("purpose", purpose);
+        return [...byId.values()]
+          .filter((r) => r.tenant === tenant && r.info.purpose === purpose)
+          .map((r) => ({ ...r.info, state: stateOf(r) }))
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+      });
     },
     cleanup(maxEntries) {
-      checkPoints("maxEntries", maxEntries);
-      const now = Date.now();
-      let removed = 0;
-      for (const [id, r] of byId) {
-        if (removed >= maxEntries) break;
-        const deadSince = r.revokedAt ?? r.retiredAt ?? r.info.expiresAt?.getTime() ?? null;
-        if (deadSince !== null && deadSince <= now - KEEP_DEAD_MS) {
-          byId.delete(id);
-          idByHash.delete(r.hash);
-          removed++;
+      return later(() => {
+        checkPoints("maxEntries", maxEntries);
+        const now = Date.now();
+        let removed = 0;
+        for (const [id, r] of byId) {
+          if (removed >= maxEntries) break;
+          const deadSince = r.revokedAt ?? r.retiredAt ?? r.info.expiresAt?.getTime() ?? null;
+          if (deadSince !== null && deadSince <= now - KEEP_DEAD_MS) {
+            byId.delete(id);
+            idByHash.delete(r.hash);
+            removed++;
+          }
         }
-      }
-      return Promise.resolve(removed);
+        return removed;
+      });
     },
   };
 }
