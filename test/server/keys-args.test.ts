@@ -1,9 +1,9 @@
 /** `taskflow keys`: what it accepts, and the clear errors (exit 2 or 1) for what it does not. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseKeysArgs } from "../../../src/cli/keys-command.ts";
-import { parseExpiry } from "../../../src/cli/parse-expiry.ts";
-import { runCli } from "../../../src/cli/run-cli.ts";
+import { parseKeysArgs } from "../../src/cli/keys-command.ts";
+import { parseExpiry } from "../../src/cli/parse-expiry.ts";
+import { runCli } from "../../src/cli/run-cli.ts";
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   let out = "";
