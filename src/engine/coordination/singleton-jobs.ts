@@ -78,7 +78,8 @@ class JobLoop {
   }
 
   start(): void {
-    this.schedule(0);
+    // The first round one interval after start: a starting node has enough to do.
+    this.schedule(this.job.intervalMs);
   }
 
   async stop(): Promise<void> {

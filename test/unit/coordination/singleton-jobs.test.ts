@@ -70,7 +70,7 @@ void test("stop waits for a running round and gives the lock back", async () => 
     jobs: [
       {
         name: "slow",
-        intervalMs: 1000,
+        intervalMs: 10,
         run: async () => {
           await sleep(100);
           finished = true;
@@ -78,7 +78,7 @@ void test("stop waits for a running round and gives the lock back", async () => 
       },
     ],
   });
-  await sleep(20);
+  await sleep(40);
   await jobs.stop();
   assert.equal(finished, true);
   const again = await c.locks.acquire(SYSTEM_TENANT, "job:slow");
