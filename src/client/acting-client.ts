@@ -11,10 +11,10 @@ import type {
   CompleteAndEndResult,
   CompleteRequest,
   CompleteResult,
+  GroupInboxOptions,
   InboxOptions,
   Instance,
   Page,
-  PageOptions,
   ProcessListOptions,
   RunAccepted,
   StartedProcess,
@@ -25,6 +25,7 @@ import type {
   Vars,
 } from "./client-types.ts";
 import { path, type HttpTransport } from "./http-transport.ts";
+import { createdRange } from "./created-range.ts";
 import { items } from "./paging.ts";
 import { TaskflowReader } from "./taskflow-reader.ts";
 
@@ -48,7 +49,7 @@ export class ActingClient extends TaskflowReader {
   /** `GET /v1/processes`: root instances started by `user` (default: the actor). */
   listProcesses(options: ProcessListOptions = {}): Promise<Page<Instance>> {
     const { state, user, limit, cursor } = options;
-    return this.get("/v1/processes", { state, user, limit, cursor });
+    return this.get("/v1/processes", { state, user, ...createdRange(options), limit, cursor });
   }
 
   /** Every process matching the filters, following `nextCursor`. */
@@ -65,10 +66,13 @@ export class ActingClient extends TaskflowReader {
 
   // ── tasks ──
 
-  /** `GET /v1/tasks?user=`: the inbox of `user` (default: the actor) — own, groups', claimed. */
+  /**
+   * `GET /v1/tasks?user=&status=`: the inbox of `user` (default: the actor) — own, groups',
+   * claimed; with `status`, the user's claimed, completed, cancelled or all tasks.
+   */
   inbox(options: InboxOptions = {}): Promise<Page<Task>> {
-    const { user, limit, cursor } = options;
-    return this.get("/v1/tasks", { user: user ?? this.actorId, limit, cursor });
+    const { user, status, limit, cursor } = options;
+    return this.get("/v1/tasks", { user: user ?? this.actorId, status, limit, cursor });
   }
 
   /** Every task of the inbox, following `nextCursor`. */
@@ -76,13 +80,17 @@ export class ActingClient extends TaskflowReader {
     return items((cursor) => this.inbox({ ...options, cursor }), options.cursor);
   }
 
-  /** `GET /v1/tasks?group=`: the group's open tasks (claimed ones have left it). */
-  groupInbox(groupId: string, options: PageOptions = {}): Promise<Page<Task>> {
-    return this.get("/v1/tasks", { group: groupId, limit: options.limit, cursor: options.cursor });
+  /**
+   * `GET /v1/tasks?group=&status=`: the group's open tasks (claimed ones have left it);
+   * with `status`, its claimed, completed, cancelled or all tasks.
+   */
+  groupInbox(groupId: string, options: GroupInboxOptions = {}): Promise<Page<Task>> {
+    const { status, limit, cursor } = options;
+    return this.get("/v1/tasks", { group: groupId, status, limit, cursor });
   }
 
-  /** Every open task of the group, following `nextCursor`. */
-  groupInboxAll(groupId: string, options: PageOptions = {}): AsyncGenerator<Task> {
+  /** Every task of the group's list, following `nextCursor`. */
+  groupInboxAll(groupId: string, options: GroupInboxOptions = {}): AsyncGenerator<Task> {
     return items((cursor) => this.groupInbox(groupId, { ...options, cursor }), options.cursor);
   }
 

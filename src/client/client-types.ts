@@ -102,13 +102,34 @@ export interface StartedProcess {
 
 export type ProcessState = "notStarted" | "open" | "closed";
 
-export interface ProcessListOptions extends PageOptions {
+/**
+ * `createdAfter` (inclusive) / `createdBefore` (exclusive) of the run and process
+ * lists: an ISO-8601 date-time with offset, or a Date (sent as its ISO form).
+ */
+export interface CreatedRangeOptions {
+  createdAfter?: IsoTime | Date;
+  createdBefore?: IsoTime | Date;
+}
+
+export interface ProcessListOptions extends PageOptions, CreatedRangeOptions {
   state?: ProcessState;
   /** Whose processes (default: the acting user). */
   user?: string;
 }
 
-export interface InboxOptions extends PageOptions {
+/**
+ * `GET /v1/tasks?status=`: `open` (the inbox, default), `claimed`, `completed`
+ * (for a user: the tasks the user completed), `cancelled` or `all`.
+ * `completed` and `cancelled` page newest first by completion time.
+ */
+export type TaskListStatus = "open" | "claimed" | "completed" | "cancelled" | "all";
+
+export interface GroupInboxOptions extends PageOptions {
+  /** Which of the group's tasks (default: `open`). */
+  status?: TaskListStatus;
+}
+
+export interface InboxOptions extends GroupInboxOptions {
   /** Whose inbox (default: the acting user). */
   user?: string;
 }
@@ -225,6 +246,8 @@ export interface Run<I = unknown, O = unknown> {
   error: RunFailure | null;
   rootInstanceId: string | null;
   parentRunId: string | null;
+  /** Who started it (a child run: its parent's starter); `null` only for some runs stored before 004. */
+  startedBy: string | null;
   cancelRequested: boolean;
   createdAt: IsoTime;
   updatedAt: IsoTime;
@@ -247,9 +270,11 @@ export interface StartedRun extends RunAccepted {
   created: boolean;
 }
 
-export interface RunListOptions extends PageOptions {
+export interface RunListOptions extends PageOptions, CreatedRangeOptions {
   status?: RunStatus;
   workflow?: string;
+  /** The actor who started the runs. */
+  startedBy?: string;
 }
 
 /**

@@ -15,6 +15,7 @@ import type {
   Task,
 } from "./client-types.ts";
 import { path, type HttpRequest, type HttpTransport } from "./http-transport.ts";
+import { createdRange } from "./created-range.ts";
 import { items } from "./paging.ts";
 
 export class TaskflowReader {
@@ -69,10 +70,11 @@ export class TaskflowReader {
     return this.get(path`/v1/runs/${runId}/history`);
   }
 
-  /** `GET /v1/runs?status=&workflow=`: one page of runs, in id order. */
+  /** `GET /v1/runs?status=&workflow=&startedBy=&createdAfter=&createdBefore=`: one page, in id order. */
   listRuns(options: RunListOptions = {}): Promise<Page<Run>> {
-    const { status, workflow, limit, cursor } = options;
-    return this.get("/v1/runs", { status, workflow, limit, cursor });
+    const { status, workflow, startedBy, limit, cursor } = options;
+    const query = { status, workflow, startedBy, ...createdRange(options), limit, cursor };
+    return this.get("/v1/runs", query);
   }
 
   /** Every run matching the filters, following `nextCursor`. */

@@ -30,6 +30,12 @@ export interface Run {
   error: WorkflowFailure | null;
   rootInstanceId: string | null;
   parentRunId: string | null;
+  /**
+   * Who started it: the actor of the start; a child run records its parent's
+   * starter (the owner of its process too). Null only for a run stored before
+   * the starter was recorded and without a root instance to learn it from.
+   */
+  startedBy: string | null;
   createdAt: number;
   updatedAt: number;
   /**

@@ -4,9 +4,11 @@
  */
 import type { AssignmentRequest, NextAssignment } from "../domain/assignment.ts";
 import type { Completion } from "../domain/completion.ts";
+import type { CreatedRange } from "../domain/created-range.ts";
 import type { Definition } from "../domain/definition.ts";
 import type { Instance, ProcessState } from "../domain/instance.ts";
 import type { Task } from "../domain/task.ts";
+import type { TaskListStatus } from "../domain/task-list.ts";
 import type { Vars } from "../domain/vars.ts";
 import type { ActorContext, TenantContext } from "./actor-context.ts";
 
@@ -74,17 +76,32 @@ export interface HumanTaskApi {
     req: { vars?: Vars | undefined },
   ): Promise<CompleteAndEndResult>;
   getTask(ctx: TenantContext, taskId: string): Promise<Task>;
-  /** Open tasks of the user (own, of the user's groups) plus those the user claimed. */
-  userInbox(ctx: TenantContext, userId: string, page: PageRequest): Promise<Page<Task>>;
-  /** Open tasks of the group. */
-  groupInbox(ctx: TenantContext, groupId: string, page: PageRequest): Promise<Page<Task>>;
+  /**
+   * Open tasks of the user (own, of the user's groups) plus those the user claimed; with
+   * `status`, another list of the user's (human-tasks/task-lists.ts). Default: open.
+   */
+  userInbox(
+    ctx: TenantContext,
+    userId: string,
+    page: PageRequest,
+    status?: TaskListStatus,
+  ): Promise<Page<Task>>;
+  /** Open tasks of the group; with `status`, the group's tasks in that state. Default: open. */
+  groupInbox(
+    ctx: TenantContext,
+    groupId: string,
+    page: PageRequest,
+    status?: TaskListStatus,
+  ): Promise<Page<Task>>;
   getInstance(ctx: TenantContext, instanceId: string): Promise<InstanceTree>;
   completion(ctx: TenantContext, instanceId: string): Promise<Completion>;
+  /** Root instances the user started; `created`: only those created in that window. */
   listProcesses(
     ctx: TenantContext,
     userId: string,
     state: ProcessState | undefined,
     page: PageRequest,
+    created?: CreatedRange,
   ): Promise<Page<Instance>>;
   listDefinitions(ctx: TenantContext, page: PageRequest): Promise<Page<Definition>>;
   getDefinition(ctx: TenantContext, key: string): Promise<Definition>;

@@ -6,6 +6,7 @@ import { DefinitionCache } from "./human-tasks/definition-cache.ts";
 import type { HumanTaskDeps } from "./human-tasks/deps.ts";
 import * as q from "./human-tasks/queries.ts";
 import { startProcess } from "./human-tasks/start-process.ts";
+import { listTasks } from "./human-tasks/task-lists.ts";
 import type { Clock, Directory, TaskStore } from "./ports.ts";
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -30,12 +31,14 @@ export class HumanTaskEngine implements HumanTaskApi {
   completeAndEnd: HumanTaskApi["completeAndEnd"] = (ctx, id, req) =>
     completeAndEnd(this.deps, ctx, id, req);
   getTask: HumanTaskApi["getTask"] = (ctx, id) => q.getTask(this.deps, ctx, id);
-  userInbox: HumanTaskApi["userInbox"] = (ctx, u, p) => q.userInbox(this.deps, ctx, u, p);
-  groupInbox: HumanTaskApi["groupInbox"] = (ctx, g, p) => q.groupInbox(this.deps, ctx, g, p);
+  userInbox: HumanTaskApi["userInbox"] = (ctx, u, p, s = "open") =>
+    listTasks(this.deps, ctx, { kind: "user", id: u }, s, p);
+  groupInbox: HumanTaskApi["groupInbox"] = (ctx, g, p, s = "open") =>
+    listTasks(this.deps, ctx, { kind: "group", id: g }, s, p);
   getInstance: HumanTaskApi["getInstance"] = (ctx, id) => q.getInstance(this.deps, ctx, id);
   completion: HumanTaskApi["completion"] = (ctx, id) => q.completion(this.deps, ctx, id);
-  listProcesses: HumanTaskApi["listProcesses"] = (ctx, u, s, p) =>
-    q.listProcesses(this.deps, ctx, u, s, p);
+  listProcesses: HumanTaskApi["listProcesses"] = (ctx, u, s, p, c) =>
+    q.listProcesses(this.deps, ctx, u, s, p, c);
   listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, p) =>
     q.listDefinitions(this.deps, ctx, p);
   getDefinition: HumanTaskApi["getDefinition"] = (ctx, k) => q.getDefinition(this.deps, ctx, k);

@@ -13,7 +13,7 @@
  */
 import type { Definition } from "../domain/definition.ts";
 import type { Instance, ProcessState } from "../domain/instance.ts";
-import type { Task } from "../domain/task.ts";
+import type { Task, TaskStatus } from "../domain/task.ts";
 import type { Vars } from "../domain/vars.ts";
 import type { StatusCounts } from "../domain/completion.ts";
 
@@ -31,10 +31,43 @@ export interface InboxQuery extends PageQuery {
   claimedBy?: string | undefined;
 }
 
+export type TaskAssigneeKey = { kind: "user" | "group"; id: string };
+
+/** Tasks assigned to any of the assignees, in id order. */
+export interface AssignedTasksQuery extends PageQuery {
+  tenantId: string;
+  assignees: TaskAssigneeKey[];
+  /** Only tasks in this status; undefined: any status. */
+  status?: TaskStatus | undefined;
+}
+
+/** Where a newest-first page of finished tasks stopped: (completedAt, id) of its last task. */
+export interface FinishedPosition {
+  at: number;
+  id: string;
+}
+
+/** Finished tasks, newest first by (completedAt, id). Either `assignees` or `completedBy`. */
+export interface FinishedTasksQuery {
+  tenantId: string;
+  status: "done" | "cancelled";
+  /** Tasks assigned to any of these … */
+  assignees?: TaskAssigneeKey[] | undefined;
+  /** … or: tasks this user completed. */
+  completedBy?: string | undefined;
+  limit: number;
+  /** Exclusive upper bound in (completedAt, id) order. */
+  before?: FinishedPosition | undefined;
+}
+
 export interface ProcessQuery extends PageQuery {
   tenantId: string;
   startedBy: string;
   state?: ProcessState | undefined;
+  /** Created at or after (epoch ms). */
+  createdFrom?: number | undefined;
+  /** Created before (epoch ms). */
+  createdUntil?: number | undefined;
 }
 
 /** Reads. Each is one statement; none takes a lock. */
@@ -55,6 +88,10 @@ export interface StoreReads {
   countTasksByStatus(tenantId: string, instanceId: string): Promise<StatusCounts>;
   /** Open tasks of the assignees plus tasks claimed by `claimedBy`, in id order. */
   inbox(q: InboxQuery): Promise<Task[]>;
+  /** Tasks of the assignees (optionally in one status), in id order. */
+  assignedTasks(q: AssignedTasksQuery): Promise<Task[]>;
+  /** Done or cancelled tasks of the assignees, or done by a user, newest first. */
+  finishedTasks(q: FinishedTasksQuery): Promise<Task[]>;
   /** Root instances of kind `process` started by the user, in id order. */
   listProcesses(q: ProcessQuery): Promise<Instance[]>;
 }

@@ -106,6 +106,13 @@ function validationDetail(fe: Partial<FastifyError>): string {
     const where = fe.validationContext === "querystring" ? "query parameter" : "property";
     return `unknown ${where} '${extra.slice(0, 200)}'`;
   }
+  // "querystring/status must be …" → "query parameter 'status' must be …", with the allowed values.
+  const param = /^\/([A-Za-z]+)$/.exec(first?.instancePath ?? "")?.[1];
+  if (fe.validationContext === "querystring" && param !== undefined && first?.message) {
+    const allowed = (first.params as { allowedValues?: unknown } | undefined)?.allowedValues;
+    const values = Array.isArray(allowed) ? ` (${allowed.join(", ")})` : "";
+    return `query parameter '${param}' ${first.message}${values}`;
+  }
   return fe.message ?? "invalid request";
 }
 

@@ -107,6 +107,7 @@ export const runExample = {
   },
   rootInstanceId: ROOT,
   parentRunId: null,
+  startedBy: "alice",
   cancelRequested: false,
   createdAt: T0,
   updatedAt: "2025-01-15T09:30:00.488Z",

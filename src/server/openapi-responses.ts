@@ -20,7 +20,7 @@ const API_CODES: readonly ProblemCode[] = [
 const BODY_CODES: readonly ProblemCode[] = ["TooLarge", "UnsupportedMediaType"];
 
 const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
-  Validation: "querystring/limit must be <= 500",
+  Validation: "query parameter 'limit' must be <= 500",
   Unauthorized: "missing or invalid X-API-Key",
   Forbidden: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' is assigned to another user",
   NotFound: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' was not found",

@@ -6,6 +6,11 @@ import { ref } from "./component-schemas.ts";
 import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import { instanceExample, pageExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import {
+  createdRange,
+  createdRangeQueryProperties,
+  type CreatedRangeQuery,
+} from "./created-range-params.ts";
 import { coerceLimit, pageRequest } from "./pagination.ts";
 import { actorContext, type ActorHeaders } from "./request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
@@ -25,7 +30,7 @@ interface StartBody {
   vars?: Vars;
 }
 
-interface ProcessQuery extends PageQuery {
+interface ProcessQuery extends PageQuery, CreatedRangeQuery {
   state?: ProcessState;
   user?: string;
 }
@@ -82,15 +87,26 @@ export function processRoutes(
         summary: "Root instances started by a user (default: the actor)",
         description:
           "Paged, optionally filtered by `state`: notStarted (running, no referral yet), open " +
-          "(running, at least one referral) or closed (completed). Items are instances " +
-          "without tasks and children.",
+          "(running, at least one referral) or closed (completed), and by creation time " +
+          "(`createdAfter` inclusive, `createdBefore` exclusive; after later than before is a " +
+          "400). Items are instances without tasks and children.",
         headers: actorHeaders,
         querystring: {
           type: "object",
           additionalProperties: false,
           properties: {
-            state: { type: "string", enum: ProcessStates },
-            user: idSchema,
+            state: {
+              type: "string",
+              enum: ProcessStates,
+              description: "Only processes in this state.",
+              examples: ["open"],
+            },
+            user: {
+              ...idSchema,
+              description: "Whose processes (default: the actor).",
+              examples: ["alice"],
+            },
+            ...createdRangeQueryProperties,
             ...pageQueryProperties,
           },
         },
@@ -114,6 +130,7 @@ export function processRoutes(
         user ?? ctx.actorId,
         state,
         pageRequest(req.query),
+        createdRange(req.query),
       );
       return pageView(page, instanceView);
     },

@@ -12,6 +12,11 @@ import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import { optionalBody } from "./json-body.ts";
 import { assertKnownUser } from "../engine/human-tasks/checks.ts";
+import {
+  createdRange,
+  createdRangeQueryProperties,
+  type CreatedRangeQuery,
+} from "./created-range-params.ts";
 import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
 import {
   actorContext,
@@ -76,6 +81,7 @@ export function runView(r: Run, exposeStacks = false) {
     error: exposeStacks ? (r.error ?? null) : hideStack(r.error ?? null),
     rootInstanceId: r.rootInstanceId,
     parentRunId: r.parentRunId,
+    startedBy: r.startedBy,
     cancelRequested: r.cancelRequested,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
@@ -98,6 +104,7 @@ const runSchema = {
     "error",
     "rootInstanceId",
     "parentRunId",
+    "startedBy",
     "cancelRequested",
     "createdAt",
     "updatedAt",
@@ -111,6 +118,12 @@ const runSchema = {
     error: failureSchema,
     rootInstanceId: nullableString,
     parentRunId: nullableString,
+    startedBy: {
+      ...nullableString,
+      description:
+        "The actor who started the run; a child run: its parent's starter. null only for a " +
+        "run stored before starters were recorded that has no root instance.",
+    },
     cancelRequested: { type: "boolean" },
     createdAt: { type: "string", format: "date-time" },
     updatedAt: { type: "string", format: "date-time" },
@@ -157,9 +170,10 @@ interface StartBody {
   id?: string;
 }
 
-interface RunListQuery extends PageQuery {
+interface RunListQuery extends PageQuery, CreatedRangeQuery {
   status?: RunStatus;
   workflow?: string;
+  startedBy?: string;
 }
 
 export function runRoutes(
@@ -219,17 +233,36 @@ export function runRoutes(
       preValidation: coerceLimit,
       schema: {
         tags: ["runs"],
-        summary: "A page of runs, filtered by status and workflow",
+        summary: "A page of runs, filtered by status, workflow, starter and creation time",
         description:
-          "The tenant's runs in id order, paged; `status` and `workflow` are optional and " +
-          "combine.",
+          "The tenant's runs in id order, paged; every filter is optional and they combine. " +
+          "`createdAfter` is inclusive, `createdBefore` exclusive; a `createdAfter` later " +
+          "than `createdBefore` is a 400. A cursor carries no filter: send the same filters " +
+          "with it.",
         headers: tenantHeaders,
         querystring: {
           type: "object",
           additionalProperties: false,
           properties: {
-            status: { type: "string", enum: RunStatuses },
-            workflow: idSchema,
+            status: {
+              type: "string",
+              enum: RunStatuses,
+              description: "Only runs in this status.",
+              examples: ["waiting"],
+            },
+            workflow: {
+              ...idSchema,
+              description: "Only runs of this workflow.",
+              examples: ["order"],
+            },
+            startedBy: {
+              ...idSchema,
+              description:
+                "Only runs this actor started (the X-Actor-Id of the start); child runs " +
+                "count as started by their parent's starter.",
+              examples: ["alice"],
+            },
+            ...createdRangeQueryProperties,
             ...pageQueryProperties,
           },
         },
@@ -252,10 +285,12 @@ export function runRoutes(
     },
     async (req) => {
       const { tenantId } = tenantContext(req);
-      const { status, workflow, limit, cursor } = req.query;
+      const { status, workflow, startedBy, limit, cursor } = req.query;
       const page = await runs.list(tenantId, {
         status,
         workflow,
+        startedBy,
+        created: createdRange(req.query),
         limit,
         cursor: cursor === undefined ? undefined : decodeCursor(cursor),
       });

@@ -1,6 +1,7 @@
 /** The inbox and task transitions: claim, release, complete, complete-and-end. */
 import type { FastifyInstance } from "fastify";
 import { validation } from "../domain/errors.ts";
+import { TaskListStatuses, type TaskListStatus } from "../domain/task-list.ts";
 import type { Vars } from "../domain/vars.ts";
 import { ref } from "./component-schemas.ts";
 import { optionalBody } from "./json-body.ts";
@@ -13,7 +14,8 @@ import {
   taskExample,
 } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
-import { coerceLimit, pageRequest } from "./pagination.ts";
+import { coerceLimit } from "./pagination.ts";
+import { taskListCursor, taskListPageRequest } from "./task-list-cursor.ts";
 import { toNextAssignment, type NextAssignmentBody } from "./request-bodies.ts";
 import {
   actorContext,
@@ -31,11 +33,12 @@ import {
   varsSchema,
   type PageQuery,
 } from "./schema-primitives.ts";
-import { completeAndEndView, completeResultView, pageView, taskView } from "./views.ts";
+import { completeAndEndView, completeResultView, taskView } from "./views.ts";
 
 interface InboxQuery extends PageQuery {
   user?: string;
   group?: string;
+  status?: TaskListStatus;
 }
 
 interface IdParams {
@@ -73,16 +76,39 @@ export function taskRoutes(
       preValidation: coerceLimit,
       schema: {
         tags: ["tasks"],
-        summary: "An inbox: the user's (default: the actor) or a group's open tasks",
+        summary:
+          "An inbox: the user's (default: the actor) or a group's open tasks; with `status`, " +
+          "their claimed, completed, cancelled or all tasks",
         description:
-          "With `user`: open tasks assigned to the user or the user's groups, plus tasks the " +
-          "user claimed. With `group`: the group's open tasks. Not both. Paged, in creation " +
-          "order. With the static directory, an unknown user or group (or actor) is a 400.",
+          "With `user` (default: the actor): `open` (the default) — open tasks assigned to the " +
+          "user or the user's groups, plus tasks the user claimed; `claimed` — tasks the user " +
+          "claimed; `completed` — tasks the user completed; `cancelled` — cancelled tasks " +
+          "assigned to the user or the user's groups; `all` — every task assigned to the user " +
+          "or the user's groups. With `group`: the group's tasks in that state (`open`: its " +
+          "inbox). Not both. Paged: `completed` and `cancelled` newest first by completion " +
+          "time, the others in creation order. A cursor belongs to its `status`: another " +
+          "status's cursor is a 400. With the static directory, an unknown user or group " +
+          "(or actor) is a 400.",
         headers: actorHeaders,
         querystring: {
           type: "object",
           additionalProperties: false,
-          properties: { user: idSchema, group: idSchema, ...pageQueryProperties },
+          properties: {
+            user: {
+              ...idSchema,
+              description: "Whose tasks (default: the actor).",
+              examples: ["bob"],
+            },
+            group: { ...idSchema, description: "A group's tasks instead.", examples: ["clerks"] },
+            status: {
+              type: "string",
+              enum: TaskListStatuses,
+              default: "open",
+              description: "Which tasks: open (the inbox), claimed, completed, cancelled or all.",
+              examples: ["completed"],
+            },
+            ...pageQueryProperties,
+          },
         },
         response: {
           200: jsonResponse("A page of tasks", ref("TaskPage"), pageExample(taskExample)),
@@ -91,20 +117,20 @@ export function taskRoutes(
       },
     },
     async (req) => {
-      const { user, group } = req.query;
+      const { user, group, status = "open" } = req.query;
       if (user !== undefined && group !== undefined) {
         throw validation("give either user or group, not both");
       }
       const ctx = actorContext(req);
-      const page = pageRequest(req.query);
+      const page = taskListPageRequest(req.query, status);
       if (group !== undefined) assertKnownGroup(directory, "group", group);
       else if (user !== undefined) assertKnownUser(directory, "user", user);
       else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const result =
         group !== undefined
-          ? await engine.groupInbox(ctx, group, page)
-          : await engine.userInbox(ctx, user ?? ctx.actorId, page);
-      return pageView(result, taskView);
+          ? await engine.groupInbox(ctx, group, page, status)
+          : await engine.userInbox(ctx, user ?? ctx.actorId, page, status);
+      return { items: result.items.map(taskView), nextCursor: taskListCursor(result, status) };
     },
   );
 

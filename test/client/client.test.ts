@@ -223,6 +223,31 @@ void describe("human tasks through the client", () => {
     assert.equal(n, 3);
   });
 
+  void test("list filters: inbox and groupInbox by status, newest first for completed", async () => {
+    const alice = client.as("alice");
+    const parentInstanceId = await processOf("alice", "filtered");
+    const mine = async () =>
+      (await alice.assign({ parentInstanceId, assignee: { kind: "user", id: "dave" } })).task.id;
+    const [first, second] = [await mine(), await mine()];
+    const dave = client.as("dave");
+    await dave.complete(first);
+    await dave.complete(second);
+    const done = await collect(dave.inboxAll({ status: "completed", limit: 1 }));
+    assert.deepEqual(
+      done.map((t) => t.id),
+      [second, first],
+    );
+    assert.deepEqual((await dave.inbox({ status: "claimed" })).items, []);
+    const { task } = await alice.assign({
+      parentInstanceId,
+      assignee: { kind: "group", id: "clerks" },
+    });
+    await client.as("carol").claim(task.id);
+    const claimed = await alice.groupInbox("clerks", { status: "claimed" });
+    assert.ok(claimed.items.some((t) => t.id === task.id));
+    assert.ok(!(await alice.groupInbox("clerks")).items.some((t) => t.id === task.id));
+  });
+
   void test("a group task: claimed by bob it leaves the group inbox, released it returns", async () => {
     const alice = client.as("alice");
     const { task } = await alice.assign({
@@ -322,6 +347,30 @@ void describe("durable runs through the client", () => {
     assert.ok(listed.some((r) => r.runId === id));
     const finished = await httpError(shop.signalRun(id, "go", { punctuation: "?" }));
     assert.equal(finished.code, "Conflict");
+  });
+
+  void test("listRuns by startedBy and a creation window (a Date or an ISO string)", async () => {
+    const before = new Date();
+    const { runId } = await client.as("erin").startRun("hold");
+    const run = await client.getRun(runId);
+    assert.equal(run.startedBy, "erin");
+    const byErin = await client.listRuns({ startedBy: "erin", createdAfter: before });
+    assert.deepEqual(
+      byErin.items.map((r) => r.runId),
+      [runId],
+    );
+    const earlier = await client.listRuns({ startedBy: "erin", createdBefore: before });
+    assert.deepEqual(earlier.items, []);
+    const reversed = await httpError(
+      client.listRuns({ createdAfter: new Date(before.getTime() + 1), createdBefore: before }),
+    );
+    assert.equal(reversed.code, "Validation");
+    const procs = await client.as("erin").listProcesses({ createdAfter: before });
+    assert.deepEqual(
+      procs.items.map((i) => i.id),
+      [run.rootInstanceId],
+    );
+    await client.as("erin").cancelRun(runId);
   });
 
   void test("cancel a waiting run: 202, then it ends cancelled", async () => {

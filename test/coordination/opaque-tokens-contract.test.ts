@@ -17,6 +17,7 @@ import {
   type CoordinationBackendName,
   type TestCoordination,
 } from "./support/coordination-backends.ts";
+import { ageTokens } from "./support/age-tokens.ts";
 import { storedText } from "./support/stored-text.ts";
 
 const T = "tenant-a";
@@ -251,6 +252,43 @@ function suite(name: CoordinationBackendName) {
       // Still known as revoked: presenting it is reuse, not an unknown token.
       assert.equal((await tokens.rotate(T, REFRESH, gone.token)).outcome, "reused");
     });
+
+    it(
+      "cleanup removes tokens dead for over a day, at most maxEntries a call, and nothing else",
+      {
+        ...options,
+        ...(name === "memory" && { skip: "a memory token cannot be aged from outside" }),
+      },
+      async () => {
+        const tc = await openTestCoordination(name);
+        try {
+          const { tokens } = tc.coordination;
+          const issue = () => tokens.issue(T, { purpose: REFRESH, subject: "niaj" });
+          const [live, dead1, dead2, recent] = [
+            await issue(),
+            await issue(),
+            await issue(),
+            await issue(),
+          ];
+          for (const t of [dead1, dead2, recent]) await tokens.revoke(T, REFRESH, t.id);
+          await ageTokens(tc, T, [dead1.id, dead2.id]);
+          assert.equal(await tokens.cleanup(1), 1);
+          assert.equal(await tokens.cleanup(10), 1);
+          assert.equal(await tokens.cleanup(10), 0);
+          const listed = (await tokens.list(T, REFRESH)).map((i) => i.id).sort();
+          assert.deepEqual(listed, [live.id, recent.id].sort());
+          assert.equal((await tokens.verify(T, REFRESH, live.token))?.id, live.id);
+          // Forgotten: no longer known, so presenting it is invalid rather than reuse.
+          assert.equal((await tokens.rotate(T, REFRESH, dead1.token)).outcome, "invalid");
+          const stored = await storedText(tc, ["coordination_tokens"]);
+          for (const gone of [dead1.id, dead2.id]) {
+            assert.ok(stored !== null && !stored.includes(gone), `${gone} left something behind`);
+          }
+        } finally {
+          await tc.close();
+        }
+      },
+    );
 
     it(
       "the stored form never contains a secret",

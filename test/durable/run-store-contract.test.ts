@@ -570,6 +570,53 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.deepEqual(await runs.listRuns({ tenantId: "x", limit: 10 }), []);
     });
 
+    t("listRuns filters by starter and a half-open creation window", async ({ runs }) => {
+      // Concurrent starts: on PostgreSQL they share a statement (write-batcher.ts), which must
+      // record each run's own starter too.
+      const spec = [
+        ["r1", "alice", 0],
+        ["r2", "bob", 1_000],
+        ["r3", "alice", 2_000],
+        ["r4", "carol", 3_000],
+        ["r5", "alice", 4_000],
+      ] as const;
+      await Promise.all(
+        spec.map(([id, startedBy, at]) =>
+          runs.createRun(newRun(id, { startedBy, now: NOW + at, idGenerated: true })),
+        ),
+      );
+      const ids = async (q: Partial<Parameters<RunStore["listRuns"]>[0]>) =>
+        (await runs.listRuns({ tenantId: T, limit: 10, ...q })).map((r) => r.id);
+      assert.equal((await runs.getRun(T, "r2"))!.startedBy, "bob");
+      assert.deepEqual(await ids({ startedBy: "alice" }), ["r1", "r3", "r5"]);
+      assert.deepEqual(await ids({ startedBy: "alice", limit: 2, after: "r1" }), ["r3", "r5"]);
+      assert.deepEqual(await ids({ startedBy: "nobody" }), []);
+      assert.deepEqual(await ids({ createdFrom: NOW + 1_000 }), ["r2", "r3", "r4", "r5"]);
+      assert.deepEqual(await ids({ createdUntil: NOW + 1_000 }), ["r1"]);
+      assert.deepEqual(await ids({ createdFrom: NOW + 1_000, createdUntil: NOW + 3_000 }), [
+        "r2",
+        "r3",
+      ]);
+      assert.deepEqual(await ids({ startedBy: "alice", createdFrom: NOW + 1 }), ["r3", "r5"]);
+      assert.deepEqual(await ids({ createdFrom: NOW + 2_000, createdUntil: NOW + 2_000 }), []);
+    });
+
+    if (sql) {
+      t("a child run records its parent's starter, like its root instance", async ({ runs }) => {
+        await runs.createRun(newRun("parent", { startedBy: "dave" }));
+        const { run } = await runs.createRun(
+          newRun("parent:child", { parentRunId: "parent", startedBy: "" }),
+        );
+        assert.equal(run.startedBy, "dave");
+        assert.equal((await runs.getRun(T, "parent:child"))!.startedBy, "dave");
+        const byDave = await runs.listRuns({ tenantId: T, startedBy: "dave", limit: 10 });
+        assert.deepEqual(
+          byDave.map((r) => r.id),
+          ["parent", "parent:child"],
+        );
+      });
+    }
+
     if (sql) {
       t(
         "concurrent claimers never get the same run (SKIP LOCKED / single writer)",

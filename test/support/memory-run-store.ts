@@ -49,6 +49,9 @@ export class MemoryRunStore implements RunStore {
           r.tenantId === q.tenantId &&
           (q.status === undefined || r.status === q.status) &&
           (q.workflow === undefined || r.workflow === q.workflow) &&
+          (q.startedBy === undefined || r.startedBy === q.startedBy) &&
+          (q.createdFrom === undefined || r.createdAt >= q.createdFrom) &&
+          (q.createdUntil === undefined || r.createdAt < q.createdUntil) &&
           (q.after === undefined || r.id > q.after),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

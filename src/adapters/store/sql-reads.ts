@@ -7,11 +7,19 @@ import { sql, type Kysely, type SelectQueryBuilder, type Selectable } from "kyse
 import type { StatusCounts } from "../../domain/completion.ts";
 import type { Definition } from "../../domain/definition.ts";
 import { ProcessStates, type Instance, type ProcessState } from "../../domain/instance.ts";
-import { MAX_PAGE_SIZE } from "../../domain/limits.ts";
 import type { Task } from "../../domain/task.ts";
-import type { InboxQuery, PageQuery, ProcessQuery, StoreReads } from "../../engine/ports.ts";
+import type {
+  AssignedTasksQuery,
+  FinishedTasksQuery,
+  InboxQuery,
+  PageQuery,
+  ProcessQuery,
+  StoreReads,
+} from "../../engine/ports.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
+import { lit, pageLimit } from "./sql-literals.ts";
+import * as taskLists from "./task-list-reads.ts";
 import {
   definitionFromRow,
   instanceFromPrefixedRow,
@@ -20,16 +28,7 @@ import {
   taskFromRow,
 } from "./row-mapping.ts";
 
-/**
- * Constants in WHERE clauses are inlined as literals, not bound: SQLite (and a
- * PostgreSQL generic plan) only uses a partial index `WHERE status = 'open'`
- * when the query says `status = 'open'` literally.
- */
-export const lit = <T extends string>(v: T) => sql.lit<T>(v);
-
-/** The engine validates limits; this keeps a bad caller from asking for a million rows. */
-export const pageLimit = (limit: number) =>
-  Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_PAGE_SIZE);
+export { lit, pageLimit } from "./sql-literals.ts";
 
 type TaskBranch = SelectQueryBuilder<StoreSchema, "tasks", Selectable<TasksTable>>;
 
@@ -195,7 +194,22 @@ export class SqlReads implements StoreReads {
     return rows.map(taskFromRow);
   }
 
-  /** Same shape as the inbox: without a state filter, one index range per state, merged. */
+  assignedTasks(q: AssignedTasksQuery): Promise<Task[]> {
+    return taskLists.assignedTasks(this.db, q);
+  }
+
+  finishedTasks(q: FinishedTasksQuery): Promise<Task[]> {
+    return taskLists.finishedTasks(this.db, q);
+  }
+
+  /**
+   * Same shape as the inbox: without a state filter, one index range per state, merged.
+   * The creation window is checked on the rows of those ranges, with no index of its own:
+   * the ranges are one user's processes, so a page reads at most that user's processes
+   * (a few hundred for most users; for a starter of 100,000 processes a narrow window reads
+   * up to all 100,000 entries — bearable for a per-user list, while an index of its own would
+   * cost every instance insert, referrals included).
+   */
   async listProcesses(q: ProcessQuery): Promise<Instance[]> {
     const n = pageLimit(q.limit);
     const states: readonly ProcessState[] = q.state === undefined ? ProcessStates : [q.state];
@@ -208,6 +222,8 @@ export class SqlReads implements StoreReads {
         .where("process_state", "=", lit(state))
         .where("kind", "=", lit("process"))
         .where("parent_instance_id", "is", null)
+        .$if(q.createdFrom !== undefined, (b) => b.where("created_at", ">=", q.createdFrom!))
+        .$if(q.createdUntil !== undefined, (b) => b.where("created_at", "<", q.createdUntil!))
         .$if(q.after !== undefined, (b) => b.where("id", ">", q.after!))
         .orderBy("id")
         .limit(n),

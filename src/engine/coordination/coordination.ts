@@ -16,9 +16,9 @@
  *   that remembers the largest token it has seen refuses writes carrying a
  *   smaller one, so a holder that lost its lock (paused, partitioned) cannot
  *   overwrite what the next holder wrote.
- * - window: the time over which a rate limiter counts points; a fixed window
- *   starts with the first point a key takes and lasts its length, a sliding one
- *   always ends now.
+ * - window: the time over which a rate limiter counts points; fixed windows
+ *   start at multiples of their length (on every node and backend alike), a
+ *   sliding one always ends now.
  * - one-time code: a short secret sent to a person (log in, confirm), stored only
  *   as a hash, good for a few guesses and a few minutes.
  * - opaque token: a long random secret handed to a client (a session, a refresh

@@ -176,14 +176,14 @@ export class RunWakingHumanTaskApi implements HumanTaskApi {
   claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
   release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
   getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
-  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page) =>
-    this.inner.userInbox(ctx, userId, page);
-  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page) =>
-    this.inner.groupInbox(ctx, groupId, page);
+  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page, status) =>
+    this.inner.userInbox(ctx, userId, page, status);
+  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page, status) =>
+    this.inner.groupInbox(ctx, groupId, page, status);
   getInstance: HumanTaskApi["getInstance"] = (ctx, id) => this.inner.getInstance(ctx, id);
   completion: HumanTaskApi["completion"] = (ctx, id) => this.inner.completion(ctx, id);
-  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page) =>
-    this.inner.listProcesses(ctx, userId, state, page);
+  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page, created) =>
+    this.inner.listProcesses(ctx, userId, state, page, created);
   listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, page) =>
     this.inner.listDefinitions(ctx, page);
   getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);

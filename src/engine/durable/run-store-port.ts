@@ -49,6 +49,8 @@ export function initialRun(r: NewRun, rootInstanceId: string | null): Run {
     error: null,
     rootInstanceId,
     parentRunId: r.parentRunId,
+    // A child's "" means "its parent's starter", which the store resolves.
+    startedBy: r.startedBy === "" ? null : r.startedBy,
     createdAt: r.now,
     updatedAt: r.now,
     wakeAt: r.leaseTo ? r.leaseTo.until : r.now,
@@ -64,6 +66,11 @@ export interface RunListQuery {
   tenantId: string;
   status?: RunStatus | undefined;
   workflow?: string | undefined;
+  startedBy?: string | undefined;
+  /** Created at or after this time (epoch ms, inclusive). */
+  createdFrom?: number | undefined;
+  /** Created before this time (epoch ms, exclusive). */
+  createdUntil?: number | undefined;
   limit: number;
   /** Exclusive lower bound on id (keyset). */
   after?: string | undefined;

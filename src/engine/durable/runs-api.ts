@@ -2,12 +2,14 @@
  * Runs use cases (the /v1/runs routes): start (idempotent by caller id), read,
  * history, list, signal, cancel. The server and embedding apps call these.
  */
+import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
 import { conflict, notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import {
   DEFAULT_PAGE_SIZE,
   ID_PATTERN,
+  MAX_ID_LENGTH,
   MAX_NAME_LENGTH,
   MAX_PAGE_SIZE,
 } from "../../domain/limits.ts";
@@ -30,6 +32,17 @@ export interface StartRunRequest {
   id?: string | undefined;
   /** The acting user; owns the run's root instance. */
   startedBy: string;
+}
+
+/** GET /v1/runs: the filters combine (and); none given, every run of the tenant. */
+export interface RunListRequest {
+  status?: string | undefined;
+  workflow?: string | undefined;
+  /** The actor who started the run (a child run: its parent's starter). */
+  startedBy?: string | undefined;
+  created?: CreatedRange | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
 }
 
 export interface RunPage {
@@ -88,13 +101,15 @@ export class DurableRuns {
     return this.store.loadHistory(tenantId, id, r.firstSeq);
   }
 
-  async list(
-    tenantId: string,
-    q: { status?: string; workflow?: string; limit?: number; cursor?: string },
-  ): Promise<RunPage> {
+  async list(tenantId: string, q: RunListRequest): Promise<RunPage> {
     if (q.status !== undefined && !RunStatuses.includes(q.status as RunStatus)) {
       throw validation(`status must be one of ${RunStatuses.join(", ")}`);
     }
+    const by = q.startedBy;
+    if (by !== undefined && (by.length > MAX_ID_LENGTH || !ID_RE.test(by))) {
+      throw validation(`startedBy must be a user id of 1–${MAX_ID_LENGTH} characters`);
+    }
+    checkCreatedRange(q.created ?? {});
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
       throw validation(`limit must be 1–${MAX_PAGE_SIZE}`);
@@ -106,6 +121,9 @@ export class DurableRuns {
       tenantId,
       status: q.status as RunStatus | undefined,
       workflow: q.workflow,
+      startedBy: q.startedBy,
+      createdFrom: q.created?.from,
+      createdUntil: q.created?.until,
       limit: limit + 1,
       after: q.cursor,
     });

@@ -1,4 +1,5 @@
 import { completionOf, type Completion } from "../../domain/completion.ts";
+import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
 import type { Definition } from "../../domain/definition.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
@@ -86,10 +87,19 @@ export function listProcesses(
   userId: string,
   state: ProcessState | undefined,
   page: PageRequest,
+  created: CreatedRange = {},
 ): Promise<Page<Instance>> {
   requireId("user", userId);
+  checkCreatedRange(created);
   return fetchPage(page, (q) =>
-    deps.store.listProcesses({ ...q, tenantId: ctx.tenantId, startedBy: userId, state }),
+    deps.store.listProcesses({
+      ...q,
+      tenantId: ctx.tenantId,
+      startedBy: userId,
+      state,
+      createdFrom: created.from,
+      createdUntil: created.until,
+    }),
   );
 }
 

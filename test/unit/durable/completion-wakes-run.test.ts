@@ -126,16 +126,17 @@ test("a wake-up that fails is lost quietly: the completion still succeeds", asyn
 test("every other use case is passed through with its arguments and result", async () => {
   const s = setUp();
   const page = { limit: 5 };
+  const created = { from: 1, until: 2 };
   const results = [
     await s.api.assign(ctx, { parentInstanceId: "p", assignee: { kind: "user", id: "u" } }),
     await s.api.claim(ctx, "t"),
     await s.api.release(ctx, "t"),
     await s.api.getTask(ctx, "t"),
-    await s.api.userInbox(ctx, "u", page),
-    await s.api.groupInbox(ctx, "g", page),
+    await s.api.userInbox(ctx, "u", page, "completed"),
+    await s.api.groupInbox(ctx, "g", page, "all"),
     await s.api.getInstance(ctx, "i"),
     await s.api.completion(ctx, "i"),
-    await s.api.listProcesses(ctx, "u", "open", page),
+    await s.api.listProcesses(ctx, "u", "open", page, created),
     await s.api.listDefinitions(ctx, page),
     await s.api.getDefinition(ctx, "k"),
   ] as unknown[];
@@ -144,7 +145,9 @@ test("every other use case is passed through with its arguments and result", asy
     results,
     methods.map((m) => `${m} result`),
   );
-  assert.deepEqual(s.calls.at(-3)!.args, [ctx, "u", "open", page]);
+  assert.deepEqual(s.calls.at(-3)!.args, [ctx, "u", "open", page, created]);
+  assert.deepEqual(s.calls[4]!.args, [ctx, "u", page, "completed"]);
+  assert.deepEqual(s.calls[5]!.args, [ctx, "g", page, "all"]);
   assert.equal(methods.length, 11);
   assert.deepEqual(s.signals, []);
 });

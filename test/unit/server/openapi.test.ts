@@ -197,3 +197,28 @@ void test("/docs is TaskFlow's: its title, its logo, no Fastify logo", async () 
   assert.doesNotMatch(svg, /fastify/i);
   await app.close();
 });
+
+void test("the list filters are documented, each with a description and an example", async () => {
+  const doc = await openapi();
+  const filters: [string, string[]][] = [
+    ["/v1/tasks", ["user", "group", "status"]],
+    ["/v1/processes", ["state", "user", "createdAfter", "createdBefore"]],
+    ["/v1/runs", ["status", "workflow", "startedBy", "createdAfter", "createdBefore"]],
+  ];
+  for (const [path, names] of filters) {
+    const params: Json[] = doc.paths[path].get.parameters.filter((p: Json) => p.in === "query");
+    for (const name of names) {
+      const p = params.find((x) => x.name === name);
+      assert.ok(p, `${path} ${name}`);
+      assert.ok(typeof p.description === "string" && p.description.length > 10, `${path} ${name}`);
+      assert.ok(p.example !== undefined, `${path} ${name}: an example`);
+    }
+  }
+  const status = doc.paths["/v1/tasks"].get.parameters.find((p: Json) => p.name === "status");
+  assert.deepEqual(status.schema.enum, ["open", "claimed", "completed", "cancelled", "all"]);
+  const run = deref(
+    doc,
+    doc.paths["/v1/runs/{id}"].get.responses["200"].content["application/json"].schema,
+  );
+  assert.ok(run.required.includes("startedBy"));
+});

@@ -46,7 +46,10 @@ function ready(redis: Redis): Promise<void> {
 }
 
 export function isUnavailableRedisError(e: unknown): boolean {
-  if (e instanceof UnavailableError) return false;
+  // Our own mistakes (a bad argument to a client method) stay what they are.
+  if (e instanceof UnavailableError || e instanceof TypeError || e instanceof RangeError) {
+    return false;
+  }
   if (e instanceof ReplyError) return UNAVAILABLE_REPLY.test((e as Error).message);
   // Connection refused or reset, connect timeout, "Stream isn't writeable",
   // "Connection is closed", MaxRetriesPerRequestError: all transport failures.

@@ -12,6 +12,7 @@
  * The key outlives the code by EXPIRED_KEPT_MS, so a late guess is told
  * "expired" rather than "none"; after that Redis drops the key on its own.
  */
+import type { Redis } from "ioredis";
 import type { RedisContext } from "../coordination-context.ts";
 import type {
   IssuedCode,
@@ -22,12 +23,20 @@ import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts"
 import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
 import { codeSlot } from "../code-slot.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
-import { call, runScript, script } from "./redis-code-token-calls.ts";
+import { luaScript, redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
+
+/** A script on the shared connection; transport failures become UnavailableError. */
+const script = (
+  redis: Redis,
+  lua: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> => redisCall(redis, (r) => runScript(r, lua, keys, args));
 
 const EXPIRED_KEPT_MS = 5 * 60 * 1000;
 
 /** KEYS[1] the code's hash; ARGV salt, right (1 or 0), now (ms). */
-const SETTLE = script(`
+const SETTLE = luaScript(`
 local h = redis.call('HMGET', KEYS[1], 'salt', 'attempts', 'max', 'expires')
 if not h[1] or h[1] ~= ARGV[1] then return 'none' end
 if tonumber(h[4]) <= tonumber(ARGV[3]) then
@@ -70,7 +79,7 @@ export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): On
         expires,
       };
       // MULTI: a concurrent guess sees the old code or the new one, never half of each.
-      const replies = await call(redis, () =>
+      const replies = await redisCall(redis, () =>
         redis
           .multi()
           .del(key)
@@ -89,13 +98,11 @@ export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): On
       checkCodeRequest(tenant, subject, purpose);
       const slot = codeSlot(keyPrefix, subject, purpose);
       const key = keyOf(tenant, slot);
-      const [salt, hash] = await call(redis, () => redis.hmget(key, "salt", "hash"));
+      const [salt, hash] = await redisCall(redis, () => redis.hmget(key, "salt", "hash"));
       if (!salt || !hash) return "none";
       // A guess that is not a string is a wrong guess, as on every backend.
       const right = typeof code === "string" && sameDigest(codeHash(salt, code), hash);
-      const outcome = String(
-        await runScript(redis, SETTLE, [key], [salt, right ? 1 : 0, Date.now()]),
-      );
+      const outcome = String(await script(redis, SETTLE, [key], [salt, right ? 1 : 0, Date.now()]));
       if (!OUTCOMES.has(outcome)) throw new Error(`unexpected code outcome from redis: ${outcome}`);
       return outcome as VerifyOutcome;
     },

@@ -27,7 +27,15 @@ import {
 } from "../opaque-token-parts.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
 import { checkIssue, checkPresented } from "../token-rules.ts";
-import { call, runScript } from "./redis-code-token-calls.ts";
+import { redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
+
+/** A script on the shared connection; transport failures become UnavailableError. */
+const script = (
+  redis: Redis,
+  lua: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> => redisCall(redis, (r) => runScript(r, lua, keys, args));
 import { CLEANUP, ISSUE, READ, REVOKE, REVOKE_FAMILY, ROTATE } from "./redis-token-scripts.ts";
 
 /** Tokens per CLEANUP script: each removal is ~6 commands; 500 keeps one script to a few ms. */
@@ -77,7 +85,7 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       const id = newId();
       const now = Date.now();
       const expires = options.ttlMs === undefined ? null : now + options.ttlMs;
-      await runScript(
+      await script(
         redis,
         ISSUE,
         [],
@@ -107,7 +115,7 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
 
     async verify(tenant, purpose, token) {
       checkPresented(tenant, purpose, token);
-      const flat = (await runScript(redis, READ, [], [baseOf(tenant), sha256Hex(token)])) as
+      const flat = (await script(redis, READ, [], [baseOf(tenant), sha256Hex(token)])) as
         string[] | null;
       if (flat === null || flat.length === 0) return null;
       const f = fieldsOf(flat, 1);
@@ -118,13 +126,13 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
     async revoke(tenant, purpose, tokenOrId) {
       checkPresented(tenant, purpose, tokenOrId);
       const args = [...head(tenant), Date.now(), purpose, sha256Hex(tokenOrId), tokenOrId];
-      return Number(await runScript(redis, REVOKE, [], args)) === 1;
+      return Number(await script(redis, REVOKE, [], args)) === 1;
     },
 
     async revokeFamily(tenant, familyId) {
       checkFamily(tenant, familyId);
       const args = [...head(tenant), Date.now(), familyId];
-      return Number(await runScript(redis, REVOKE_FAMILY, [], args));
+      return Number(await script(redis, REVOKE_FAMILY, [], args));
     },
 
     async rotate(tenant, purpose, token, ttlMs): Promise<RotateOutcome> {
@@ -134,7 +142,7 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       const id = newId();
       const now = Date.now();
       const args = [...head(tenant), now, purpose, sha256Hex(token), id, sha256Hex(next)];
-      const reply = (await runScript(redis, ROTATE, [], [...args, ttlMs ?? ""])) as string[];
+      const reply = (await script(redis, ROTATE, [], [...args, ttlMs ?? ""])) as string[];
       const [outcome, family, subject, data, expires] = reply;
       if (outcome === "reused") return { outcome: "reused" };
       if (outcome !== "rotated") return { outcome: "invalid" };
@@ -145,7 +153,7 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
     async list(tenant, purpose): Promise<TokenListing[]> {
       checkScope(tenant, purpose);
       const base = baseOf(tenant);
-      const ids = await call(redis, () => redis.zrevrange(`${base}pur:${purpose}`, 0, -1));
+      const ids = await redisCall(redis, () => redis.zrevrange(`${base}pur:${purpose}`, 0, -1));
       const now = Date.now();
       return (await readAll(redis, base, ids)).map(({ id, fields }) => ({
         ...infoOf(id, fields),
@@ -159,7 +167,7 @@ export function redisOpaqueTokens(ctx: RedisContext): OpaqueTokens {
       while (left > 0) {
         const batch = Math.min(left, CLEANUP_CHUNK);
         const args = [gc, keyPrefix, Date.now(), batch];
-        const n = Number(await runScript(redis, CLEANUP, [], args));
+        const n = Number(await script(redis, CLEANUP, [], args));
         removed += n;
         left -= n;
         if (n < batch) break;
@@ -178,7 +186,7 @@ async function readAll(
   if (ids.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const id of ids) pipeline.hgetall(`${base}id:${id}`);
-  const replies = (await call(redis, () => pipeline.exec())) ?? [];
+  const replies = (await redisCall(redis, () => pipeline.exec())) ?? [];
   const out: { id: string; fields: Fields }[] = [];
   replies.forEach(([error, value], i) => {
     if (error) throw error;

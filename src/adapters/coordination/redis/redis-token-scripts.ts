@@ -15,7 +15,7 @@
  * script, so scripts build those key names from the base: fine on one Redis
  * or a Sentinel group; Redis Cluster would need every key in one slot.
  */
-import { script } from "./redis-code-token-calls.ts";
+import { luaScript } from "./redis-counter-cache-calls.ts";
 
 /** Lua helpers every script starts with. */
 const COMMON = `
@@ -61,7 +61,7 @@ end
 `;
 
 /** ARGV: base, gc, tenant, keep, id, family, purpose, subject, hash, data, created, expires or ''. */
-export const ISSUE = script(`${COMMON}
+export const ISSUE = luaScript(`${COMMON}
 local expires = nil
 if ARGV[12] ~= '' then expires = tonumber(ARGV[12]) end
 create(ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], ARGV[8],
@@ -70,7 +70,7 @@ return 1
 `);
 
 /** ARGV: base, hash. The token's id and fields, flat, or nil. */
-export const READ = script(`${COMMON}
+export const READ = luaScript(`${COMMON}
 local id = redis.call('GET', ARGV[1] .. 'h:' .. ARGV[2])
 if not id then return nil end
 local flat = redis.call('HGETALL', ARGV[1] .. 'id:' .. id)
@@ -80,7 +80,7 @@ return flat
 `);
 
 /** ARGV: base, gc, tenant, keep, now, purpose, hash, id. 1 when a live token was revoked. */
-export const REVOKE = script(`${COMMON}
+export const REVOKE = luaScript(`${COMMON}
 local base, now = ARGV[1], tonumber(ARGV[5])
 local id = redis.call('GET', base .. 'h:' .. ARGV[7])
 if not id then id = ARGV[8] end
@@ -93,7 +93,7 @@ return 1
 `);
 
 /** ARGV: base, gc, tenant, keep, now, family. How many tokens were revoked. */
-export const REVOKE_FAMILY = script(`${COMMON}
+export const REVOKE_FAMILY = luaScript(`${COMMON}
 return revoke_family(ARGV[1], ARGV[2], ARGV[3], ARGV[6], tonumber(ARGV[5]), tonumber(ARGV[4]))
 `);
 
@@ -101,7 +101,7 @@ return revoke_family(ARGV[1], ARGV[2], ARGV[3], ARGV[6], tonumber(ARGV[5]), tonu
  * ARGV: base, gc, tenant, keep, now, purpose, hash, new id, new hash, ttl or ''.
  * {'rotated', family, subject, data, expires or ''} | {'reused'} | {'invalid'}.
  */
-export const ROTATE = script(`${COMMON}
+export const ROTATE = luaScript(`${COMMON}
 local base, gc, tenant, keep, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local id = redis.call('GET', base .. 'h:' .. ARGV[7])
 if not id then return {'invalid'} end
@@ -129,7 +129,7 @@ return {'rotated', t.family, t.subject, t.data, shown}
  * ARGV: gc, prefix, now, max. Removes up to max tokens due for removal with
  * every index entry of theirs; returns how many.
  */
-export const CLEANUP = script(`${COMMON}
+export const CLEANUP = luaScript(`${COMMON}
 local gc, prefix = ARGV[1], ARGV[2]
 local due = redis.call('ZRANGEBYSCORE', gc, '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[4]))
 for _, member in ipairs(due) do

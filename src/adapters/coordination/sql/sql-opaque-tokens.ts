@@ -151,12 +151,13 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
     return Number(r.numAffectedRows ?? 0n);
   };
 
-  /** Retires `row` and inserts `next` together; false when another rotation or a revoke came first. */
+  /** Reuse: the whole family is revoked, the presenter told so. */
   const reused = async (tenant: string, familyId: string): Promise<RotateOutcome> => {
     await revokeFamilyAt(tenant, familyId, Date.now());
     return { outcome: "reused" };
   };
 
+  /** Retires `row` and inserts `next` together; false when another rotation or a revoke came first. */
   const retireAndIssue = (row: TokenRow, next: TokenRow, now: number) =>
     db.transaction().execute(async (trx) => {
       const r = await sql`UPDATE coordination_tokens

@@ -14,6 +14,8 @@ export interface RunsTable {
   error: string | null;
   root_instance_id: string | null;
   parent_run_id: string | null;
+  /** 004: null only for runs stored before it without a root instance. */
+  started_by: string | null;
   created_at: Millis;
   updated_at: Millis;
   wake_at: NullableMillis;

@@ -90,7 +90,11 @@ export class SqlRunStore implements RunStore {
     const instanceId = newId(r.now);
     const inputText = toText(r.input);
     // The stored input is JSON: hand back what a read would return.
-    const run = { ...initialRun(r, instanceId), input: JSON.parse(inputText) as unknown };
+    const run = {
+      ...initialRun(r, instanceId),
+      startedBy,
+      input: JSON.parse(inputText) as unknown,
+    };
     const row: StartRow = {
       tenantId: r.tenantId,
       runId: r.id,

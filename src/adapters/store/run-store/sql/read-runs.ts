@@ -25,6 +25,9 @@ export async function listRuns(db: RunDb, q: RunListQuery): Promise<Run[]> {
     .where("tenant_id", "=", q.tenantId)
     .$if(q.status !== undefined, (b) => b.where("status", "=", q.status!))
     .$if(q.workflow !== undefined, (b) => b.where("workflow", "=", q.workflow!))
+    .$if(q.startedBy !== undefined, (b) => b.where("started_by", "=", q.startedBy!))
+    .$if(q.createdFrom !== undefined, (b) => b.where("created_at", ">=", q.createdFrom!))
+    .$if(q.createdUntil !== undefined, (b) => b.where("created_at", "<", q.createdUntil!))
     .$if(q.after !== undefined, (b) => b.where("id", ">", q.after!))
     .orderBy("id")
     // One past the largest page: the caller asks for limit + 1 to learn whether more follow.

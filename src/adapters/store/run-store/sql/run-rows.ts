@@ -53,6 +53,7 @@ export function runFromRow(r: Selectable<RunsTable>): Run {
     error: fromText(r.error) as WorkflowFailure | null,
     rootInstanceId: r.root_instance_id,
     parentRunId: r.parent_run_id,
+    startedBy: r.started_by,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     wakeAt: nnum(r.wake_at),

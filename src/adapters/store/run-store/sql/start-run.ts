@@ -51,9 +51,9 @@ const INSERT_INSTANCE = `insert into instances (tenant_id, id, kind, definition_
     'running', 'open', :vars, :startedBy, :now, null, null, null)`;
 const INSERT_RUN = `insert into runs (tenant_id, id, workflow, status, input, output, error,
     root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
-    lease_until, cancel_requested, generation, first_seq)
+    lease_until, cancel_requested, generation, first_seq, started_by)
   values (:tenantId, :runId, :workflow, :status, :input, null, null, :instanceId, :parentRunId,
-    :now, :now, :wakeAt, :leaseOwner, :leaseUntil, 0, 0, 0)`;
+    :now, :now, :wakeAt, :leaseOwner, :leaseUntil, 0, 0, 0, :startedBy)`;
 
 const insertInstance = statement<StartRow>(INSERT_INSTANCE);
 const insertRun = statement<StartRow>(INSERT_RUN);
@@ -93,9 +93,9 @@ const START_RUNS = statement<StartsParams>(
    ), r as (
      insert into runs (tenant_id, id, workflow, status, input, output, error,
        root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
-       lease_until, cancel_requested, generation, first_seq)
+       lease_until, cancel_requested, generation, first_seq, started_by)
      select tenant_id, run_id, workflow, status, input, null, null, instance_id,
-       parent_run_id, now, now, wake_at, lease_owner, lease_until, 0, 0, 0
+       parent_run_id, now, now, wake_at, lease_owner, lease_until, 0, 0, 0, started_by
      from v
    )
    select pg_notify('${RUNS_CHANNEL}', '') where :anyNotify::boolean`,
