@@ -18,12 +18,13 @@ import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 
-export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>]
+export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
 
 Commands:
   serve      run the HTTP server on ADDR (default :8081; 127.0.0.1:8081 in
              development); migrations run first; with --workflows, also a
-             worker that executes their runs
+             worker that executes their runs (not with --no-worker). Starts
+             of workflows that a worker elsewhere serves are accepted too
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
   keys create --name <name> [--tenant <id>] [--expires <90d|12h|date>]
@@ -42,6 +43,8 @@ Commands:
 Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
   --workflows <m>  a .ts, .js or .mjs module; every workflow(...) it exports is registered
+  --no-worker      serve: an API-only node that executes no run; with --workflows
+                   their names are accepted for starts, and workers run them
   --ready          health: ask the readiness route (/readyz) instead of /healthz
   --name, --tenant, --expires
                    keys create: the key's name, its tenant, its expiry
@@ -84,6 +87,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       options: {
         config: { type: "string" },
         workflows: { type: "string" },
+        "no-worker": { type: "boolean" },
         ready: { type: "boolean" },
         name: { type: "string" },
         tenant: { type: "string" },
@@ -110,8 +114,10 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     return usage(io, "--name, --tenant and --expires belong to 'keys create'");
   }
   const workflows = parsed.values.workflows;
+  const noWorker = parsed.values["no-worker"] === true;
+  if (noWorker && command !== "serve") return usage(io, "--no-worker is an option of serve");
   try {
-    if (command === "serve") return await serve(env, configFile, io, workflows);
+    if (command === "serve") return await serve(env, configFile, io, workflows, noWorker);
     if (command === "worker") {
       if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
       return await worker(env, configFile, io, workflows);
@@ -129,12 +135,17 @@ async function serve(
   configFile: string | undefined,
   io: CliIo,
   workflows: string | undefined,
+  noWorker: boolean,
 ): Promise<number> {
   // Keys are required outside development, but stored keys count: createTaskflow
   // checks once the database is migrated (require-keys-at-start.ts).
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
-  const taskflow = await createTaskflow(config, { workflows: mod });
+  // Without a worker the names still count for starts: runs wait for a worker that has the code.
+  const taskflow = await createTaskflow(config, {
+    workflows: mod,
+    ...(noWorker ? { worker: false } : {}),
+  });
   let address: string;
   try {
     address = await taskflow.listen();
@@ -150,7 +161,10 @@ async function serve(
   });
   io.out(`taskflow: listening on ${address}\n`);
   const names = mod === undefined ? [] : workflowNames(mod);
-  if (names.length > 0) io.out(`taskflow: serving workflows ${names.join(", ")}\n`);
+  if (noWorker) {
+    const accepted = names.length > 0 ? `; accepting starts of ${names.join(", ")}` : "";
+    io.out(`taskflow: no worker (--no-worker): runs execute on workers${accepted}\n`);
+  } else if (names.length > 0) io.out(`taskflow: serving workflows ${names.join(", ")}\n`);
   return 0;
 }
 

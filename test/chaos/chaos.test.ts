@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { backendTestOptions, backends, type Backend } from "../support/backends.ts";
 import { faults } from "./support/faults.ts";
-import { runScenario, type ScenarioResult } from "./support/run-scenario.ts";
+import { nodeNames, runScenario, type ScenarioResult } from "./support/run-scenario.ts";
 import { scales } from "./support/scales.ts";
 
 /**
@@ -31,7 +31,10 @@ const linesAbout = (r: ScenarioResult, prefix: string) =>
 function scenario(backendName: Backend["name"], faultName: string) {
   const b = backends.find((x) => x.name === backendName)!;
   const fault = faults.find((f) => f.name === faultName)!;
-  describe(`chaos: ${faultName} on ${backendName}, 2 nodes under mixed load`, async () => {
+  const nodes = nodeNames(b).length;
+  // One node on SQLite: one process per SQLite file (src/adapters/store/dialects/sqlite/process-lock.ts).
+  const title = `chaos: ${faultName} on ${backendName}, ${nodes} node${nodes === 1 ? "" : "s"}`;
+  describe(`${title} under mixed load`, async () => {
     const options = await backendTestOptions(b);
     let r: ScenarioResult;
     before(

@@ -79,8 +79,15 @@ async function burst(c: Coordination, window: WindowKind, count: number): Promis
   return results.filter((r) => r.allowed).length;
 }
 
+/** Backends that are one process by rule: memory (nothing shared) and SQLite (one process per file). */
+const ONE_PROCESS: Partial<Record<CoordinationBackendName, string>> = {
+  memory: "memory coordination lives in one process: no second node",
+  sqlite: "one process per SQLite file: a second node refuses to open it",
+};
+
 function registerCases(backend: CoordinationBackendName): void {
-  if (backend === "memory") {
+  const oneProcess = ONE_PROCESS[backend];
+  if (oneProcess !== undefined) {
     void it("one node × 1,000 concurrent consumes, cap 100 → exactly 100 allowed", () =>
       withCoordination(backend, async (c) => {
         await avoidWindowEnd(WINDOW_MS, 30_000);
@@ -90,7 +97,7 @@ function registerCases(backend: CoordinationBackendName): void {
         ]);
         assert.deepEqual({ fixed, sliding }, { fixed: CAP, sliding: CAP });
       }));
-    void it("two nodes", { skip: "memory coordination lives in one process: no second node" });
+    void it("two nodes", { skip: oneProcess });
     return;
   }
 
@@ -117,33 +124,25 @@ function registerCases(backend: CoordinationBackendName): void {
       );
     }));
 
-  // better-sqlite3 is synchronous: a second connection in this process waiting for the
-  // first one's write lock blocks the event loop the first needs to commit.
-  const inProcess =
-    backend === "sqlite" ? { skip: "two SQLite connections in one process block each other" } : {};
-  void it(
-    "two coordinations in one process × 500 concurrent consumes → exactly 100 allowed",
-    inProcess,
-    () =>
-      withCoordination(backend, async (c, t) => {
-        await avoidWindowEnd(WINDOW_MS, 30_000);
-        const other = await t.openAnother();
-        try {
-          const counts = await Promise.all(
-            [c, other.coordination].flatMap((node) =>
-              (["fixed", "sliding"] as const).map((w) => burst(node, w, PER_NODE)),
-            ),
-          );
-          const [fixedA, slidingA, fixedB, slidingB] = counts;
-          assert.deepEqual(
-            { fixed: fixedA! + fixedB!, sliding: slidingA! + slidingB! },
-            { fixed: CAP, sliding: CAP },
-          );
-        } finally {
-          await other.close();
-        }
-      }),
-  );
+  void it("two coordinations in one process × 500 concurrent consumes → exactly 100 allowed", () =>
+    withCoordination(backend, async (c, t) => {
+      await avoidWindowEnd(WINDOW_MS, 30_000);
+      const other = await t.openAnother();
+      try {
+        const counts = await Promise.all(
+          [c, other.coordination].flatMap((node) =>
+            (["fixed", "sliding"] as const).map((w) => burst(node, w, PER_NODE)),
+          ),
+        );
+        const [fixedA, slidingA, fixedB, slidingB] = counts;
+        assert.deepEqual(
+          { fixed: fixedA! + fixedB!, sliding: slidingA! + slidingB! },
+          { fixed: CAP, sliding: CAP },
+        );
+      } finally {
+        await other.close();
+      }
+    }));
 }
 
 for (const backend of coordinationBackends) {

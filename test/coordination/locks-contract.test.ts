@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { Redis } from "ioredis";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
 import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
@@ -310,6 +311,32 @@ function registerLockCases(backend: CoordinationBackendName) {
       // The node dials again: its next acquire works.
       const again = await take(t.coordination.locks, "job", { waitMs: 2000 });
       await again.release();
+    },
+  );
+
+  it(
+    "a lock that vanished under its holder: extend resolves false and aborts",
+    {
+      skip:
+        backend === "redis"
+          ? undefined
+          : "only a Redis lock can vanish under a live holder (eviction, FLUSHDB)",
+    },
+    async () => {
+      const h = await take(t.coordination.locks, "job", { leaseMs: 10_000 });
+      const r = new Redis(REDIS_TEST_URL);
+      try {
+        assert.equal(await r.del(`${t.keyPrefix}lock:${T}:job`), 1, "the lock's key as documented");
+      } finally {
+        r.disconnect();
+      }
+      assert.equal(await h.extend(), false);
+      assert.equal(h.signal.aborted, true);
+      const next = await take(t.coordination.locks, "job");
+      assert.ok(next.token > h.token);
+      await h.release(); // must not take the new holder's lock
+      assert.equal(await (await another()).locks.acquire(T, "job"), null);
+      await next.release();
     },
   );
 

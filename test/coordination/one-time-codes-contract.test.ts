@@ -204,6 +204,35 @@ function suite(name: CoordinationBackendName) {
       },
     );
 
+    it(
+      "cleanup removes codes that expired unused, at most maxEntries a call, and keeps live ones",
+      {
+        ...options,
+        ...(name === "redis" && {
+          skip: "Redis keys expire by themselves: cleanup has nothing to do",
+        }),
+      },
+      async () => {
+        const tc = await openTestCoordination(name);
+        try {
+          const { codes } = tc.coordination;
+          await codes.issue(T, "ivan", LOGIN, { ttlMs: 30 });
+          await codes.issue(T, "judy", LOGIN, { ttlMs: 30 });
+          const live = await codes.issue(T, "kate", LOGIN, { ttlMs: 60_000 });
+          await new Promise((r) => setTimeout(r, 60));
+          assert.equal(await codes.cleanup(1), 1);
+          assert.equal(await codes.cleanup(10), 1);
+          assert.equal(await codes.cleanup(10), 0);
+          // Removed, not merely expired: nothing is left to answer "expired".
+          assert.equal(await codes.verify(T, "ivan", LOGIN, "123456"), "none");
+          assert.equal(await codes.verify(T, "kate", LOGIN, live.code), "ok");
+          await assert.rejects(codes.cleanup(0), isValidation);
+        } finally {
+          await tc.close();
+        }
+      },
+    );
+
     t("bad input is Validation, on issue and on verify", async (tc) => {
       const { codes } = tc.coordination;
       const long = "x".repeat(513);

@@ -617,6 +617,32 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       });
     }
 
+    t(
+      "served workflows: newest sighting per name; rows older than forgetBefore forgotten",
+      async ({ runs }) => {
+        const record = (node: string, workflows: string[], now: number, forgetBefore = NOW - 1) =>
+          runs.recordServed({ node, workflows, now, forgetBefore });
+        assert.equal(await runs.lastServed("wf"), null);
+        assert.deepEqual(await record("n1", ["wf", "other"], NOW), { recorded: 2, forgotten: 0 });
+        assert.deepEqual(await record("n2", ["wf"], NOW + 10), { recorded: 1, forgotten: 0 });
+        assert.equal(await runs.lastServed("wf"), NOW + 10);
+        assert.equal(await runs.lastServed("other"), NOW);
+        assert.equal(await runs.lastServed("w"), null, "names match exactly");
+        // A refresh moves the node's own rows forward (an upsert, not a second row).
+        assert.deepEqual(await record("n1", ["wf", "other"], NOW + 20), {
+          recorded: 2,
+          forgotten: 0,
+        });
+        assert.equal(await runs.lastServed("other"), NOW + 20);
+        // n2 (last seen NOW + 10) is older than forgetBefore: deleted, whoever records.
+        assert.deepEqual(await record("n3", [], NOW + 30, NOW + 15), { recorded: 0, forgotten: 1 });
+        assert.equal(await runs.lastServed("wf"), NOW + 20);
+        assert.deepEqual(await record("n3", [], NOW + 40, NOW + 25), { recorded: 0, forgotten: 2 });
+        assert.equal(await runs.lastServed("wf"), null);
+        assert.equal(await runs.lastServed("other"), null);
+      },
+    );
+
     if (sql) {
       t(
         "concurrent claimers never get the same run (SKIP LOCKED / single writer)",

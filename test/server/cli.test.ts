@@ -272,3 +272,16 @@ void test("taskflow serve with WF_RATE_LIMIT=abc exits 1 with one line naming th
   assert.equal(stderr.trim().split("\n").length, 1, stderr);
   assert.match(stderr, /^taskflow: config error: environment WF_RATE_LIMIT: "abc" must be/);
 });
+
+void test("--no-worker: documented in --help; a usage error (exit 2) for commands other than serve", async () => {
+  const help = await run(["--help"]).exited;
+  assert.match(help.stdout, /--no-worker +serve: an API-only node/);
+  for (const args of [
+    ["worker", "--no-worker", "--workflows", "x.ts"],
+    ["migrate", "--no-worker"],
+  ]) {
+    const r = await run(args).exited;
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(r.stderr, /--no-worker is an option of serve/);
+  }
+});

@@ -243,7 +243,17 @@ function registerStoreCases(backend: Backend) {
       try {
         const startAt = Date.now() + 1500; // after all three processes have booted
         const runs = await Promise.all([1, 2, 3].map(() => migrateInChildProcess(db.url, startAt)));
-        for (const r of runs) assert.equal(r.code, 0, `a migrating node failed: ${r.stderr}`);
+        // SQLite allows one process per file (dialects/sqlite/process-lock.ts): a process that
+        // finds the file taken refuses, and that is the safe outcome there; one of them migrates.
+        const refused = (r: { stderr: string }) =>
+          backend.name === "sqlite" && r.stderr.includes("one process per SQLite file");
+        for (const r of runs) {
+          if (!refused(r)) assert.equal(r.code, 0, `a migrating node failed: ${r.stderr}`);
+        }
+        assert.ok(
+          runs.some((r) => r.code === 0),
+          "one node migrated",
+        );
 
         const k = new Kysely<{ kysely_migration: { name: string } }>({
           dialect: dialectFor(db.url).kysely,

@@ -11,6 +11,7 @@ import {
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedRecord,
   type SuspendResult,
 } from "../../src/engine/durable/run-store-port.ts";
 import type { WorkflowFailure } from "../../src/domain/workflow-failure.ts";
@@ -22,6 +23,8 @@ export class MemoryRunStore implements RunStore {
   readonly runs = new Map<string, Run>();
   readonly events = new Map<string, Map<number, RunEvent>>();
   readonly signals = new Map<string, RunSignal[]>();
+  /** workflow \0 node → seen_at. */
+  readonly served = new Map<string, number>();
   /** Counts calls, for tests that check round trips. */
   calls = 0;
 
@@ -261,6 +264,26 @@ export class MemoryRunStore implements RunStore {
       r.updatedAt = now;
     }
     return Promise.resolve(clone(r));
+  }
+
+  recordServed(r: ServedRecord): Promise<{ recorded: number; forgotten: number }> {
+    let forgotten = 0;
+    for (const [k, seenAt] of this.served) {
+      if (seenAt < r.forgetBefore) {
+        this.served.delete(k);
+        forgotten++;
+      }
+    }
+    for (const w of r.workflows) this.served.set(key(w, r.node), r.now);
+    return Promise.resolve({ recorded: r.workflows.length, forgotten });
+  }
+
+  lastServed(workflow: string): Promise<number | null> {
+    let last: number | null = null;
+    for (const [k, seenAt] of this.served) {
+      if (k.startsWith(key(workflow, "")) && (last === null || seenAt > last)) last = seenAt;
+    }
+    return Promise.resolve(last);
   }
 
   /** Test helper: simulate an expired lease (dead worker). */

@@ -49,8 +49,9 @@ export function openCoordination(options: CoordinationOptions): Coordination {
 /**
  * lazyConnect: nothing is dialled until the first command, like the store.
  * maxRetriesPerRequest 1 and, once the first connection was ready, no offline
- * queue: while Redis is down a command fails at once (the caller decides: 503, or fail open for rate limits)
- * instead of queueing in memory for as long as the outage lasts.
+ * queue: while Redis is down a command fails at once (the caller decides: 503,
+ * or fail open for rate limits) instead of queueing in memory for as long as
+ * the outage lasts.
  */
 export function connectRedis(options: CoordinationOptions): Redis {
   const common = {

@@ -10,7 +10,10 @@
  * locked transaction elsewhere), whether wake-ups exist, and the
  * PostgreSQL-only maintenance after migrating (pg-stats-keeper.ts).
  *
- * Opening never connects; the first query (normally migrate()) does.
+ * Opening never connects; the first query (normally migrate()) does. On
+ * SQLite, opening takes the process lock of the file (one process per SQLite
+ * file: dialects/sqlite/process-lock.ts), so a second process fails here, at
+ * its start; close() gives it back.
  */
 import { Kysely, Migrator, sql } from "kysely";
 import type { SqliteSynchronous } from "../../config/config.ts";
@@ -22,6 +25,7 @@ import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
 import { postgresDialect } from "./dialects/postgres/postgres-dialect.ts";
+import { lockSqliteFile } from "./dialects/sqlite/process-lock.ts";
 import { sqliteDialect } from "./dialects/sqlite/sqlite-dialect.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { withUnavailableErrors } from "./dialects/unavailable-dialect.ts";
@@ -88,6 +92,8 @@ export function dialectFor(databaseUrl: string, options: StoreOptions = {}): Sto
 export function openDatabase(databaseUrl: string, options: StoreOptions = {}): Database {
   const backend = backendOf(databaseUrl.trim());
   const parts = dialectFor(databaseUrl, options);
+  const lock =
+    backend === "sqlite" ? lockSqliteFile(sqlitePathOf(databaseUrl), parts.target) : undefined;
   // Kysely opens no connection until the first query: a bad host fails in migrate().
   const db = new Kysely<StoreSchema>({
     dialect: withUnavailableErrors(parts.kysely, parts.classifyError),
@@ -113,7 +119,11 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     },
     async close() {
       maintenance?.stop();
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -36,4 +36,9 @@ export interface OneTimeCodes {
   ): Promise<IssuedCode>;
   /** Checks a guess; concurrent wrong guesses never exceed the attempt cap. */
   verify(tenant: string, subject: string, purpose: string, code: string): Promise<VerifyOutcome>;
+  /**
+   * Removes up to `maxEntries` codes that expired without being used (a code
+   * nobody guesses again stays behind otherwise); resolves with how many.
+   */
+  cleanup(maxEntries: number): Promise<number>;
 }

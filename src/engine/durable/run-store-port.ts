@@ -97,6 +97,16 @@ export interface FinishExtras {
   events: readonly RunEvent[];
 }
 
+/** A worker's word that it has the code of these workflows (see served-workflows.ts). */
+export interface ServedRecord {
+  /** The worker's owner id (host:pid:random): one set of rows per process. */
+  node: string;
+  workflows: readonly string[];
+  now: number;
+  /** Rows of any node last refreshed before this no longer count: they are deleted. */
+  forgetBefore: number;
+}
+
 export interface RunStore {
   /** Inserts the run (and its root instance) unless (tenant, id) exists; idempotent start. */
   createRun(r: NewRun): Promise<{ run: Run; created: boolean }>;
@@ -185,4 +195,13 @@ export interface RunStore {
   ): Promise<boolean | undefined>;
   /** Sets cancel_requested and wakes the run if waiting; undefined = no such run. */
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined>;
+
+  /**
+   * Records (or refreshes) the node's workflows with seen_at = now, after
+   * deleting every row last seen before forgetBefore. Answers how many rows
+   * it wrote and how many it forgot.
+   */
+  recordServed(r: ServedRecord): Promise<{ recorded: number; forgotten: number }>;
+  /** When a worker last recorded serving `workflow` (epoch ms); null when none has. */
+  lastServed(workflow: string): Promise<number | null>;
 }

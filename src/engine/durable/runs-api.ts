@@ -3,7 +3,7 @@
  * history, list, signal, cancel. The server and embedding apps call these.
  */
 import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
-import { conflict, notFound, validation } from "../../domain/errors.ts";
+import { conflict, notFound, TaskflowError, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import {
@@ -22,6 +22,7 @@ import {
 } from "../../domain/run.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { RunStore } from "./run-store-port.ts";
+import { SERVED_TTL_MS, ServedWorkflows } from "./served-workflows.ts";
 import type { AnyWorkflowDefinition } from "./types.ts";
 import type { Worker } from "./worker.ts";
 
@@ -51,25 +52,39 @@ export interface RunPage {
 }
 
 export class DurableRuns {
+  /** Names workers serve, for starts of workflows this process has no code for. */
+  private readonly served: ServedWorkflows;
+
   constructor(
     private readonly store: RunStore,
     private readonly registry: WorkflowRegistry,
-    /** The in-process worker, if any: new runs go straight to it. */
+    /** The in-process worker, if any: new runs of its workflows go straight to it. */
     private readonly worker?: Worker,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.served = new ServedWorkflows(store, now);
+  }
 
+  /**
+   * Starts a run of a workflow registered here, or of one a worker elsewhere
+   * serves (served-workflows.ts). The input is checked only for being storable
+   * JSON in both cases: a definition carries no input schema (its function's
+   * parameter type exists at compile time only), so a node without the code
+   * checks no less than one with it.
+   */
   async start(
     tenantId: string,
     workflow: string | AnyWorkflowDefinition,
     req: StartRunRequest,
   ): Promise<{ run: Run; created: boolean }> {
     const name = typeof workflow === "string" ? workflow : workflow.name;
-    this.registry.require(name);
+    const local = this.registry.get(name) !== undefined;
     if (req.id !== undefined) checkRunId(req.id);
     assertStorableText(req.input, "input");
+    if (!local && !(await this.served.isServed(name))) throw unknownWorkflow(name);
     const now = this.now();
-    const leaseTo = this.worker?.reserve();
+    // Only a run of a workflow it has the code of may be handed to the local worker.
+    const leaseTo = local ? this.worker?.reserve() : undefined;
     let result: { run: Run; created: boolean } | undefined;
     try {
       result = await this.store.createRun({
@@ -86,7 +101,7 @@ export class DurableRuns {
     } finally {
       if (leaseTo !== undefined) this.worker!.adopt(result?.created ? result.run : undefined);
     }
-    if (result.created && leaseTo === undefined) this.worker?.notify();
+    if (result.created && leaseTo === undefined && local) this.worker?.notify();
     return result;
   }
 
@@ -156,6 +171,14 @@ export class DurableRuns {
     this.worker?.notify();
     return r;
   }
+}
+
+function unknownWorkflow(name: string): TaskflowError {
+  return new TaskflowError(
+    "NotFound",
+    `workflow '${name}' was not found: it is not registered on this node, and no worker ` +
+      `has served it within the last ${SERVED_TTL_MS / 60_000} minutes`,
+  );
 }
 
 export function checkRunId(id: unknown): asserts id is string {

@@ -16,6 +16,7 @@ import { executeRun, type Outcome } from "./executor.ts";
 import { LeaseTerm } from "./lease-term.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
+import { ServedRecorder } from "./served-recorder.ts";
 
 export interface WorkerOptions {
   /** Unique per process; default host:pid:random. */
@@ -33,10 +34,13 @@ export interface WorkerOptions {
   /** Told about runs that finish or fail unexpectedly (logging). */
   onOutcome?: (run: Run, outcome: Outcome | Error) => void;
   /**
-   * Told when a claim or a heartbeat failed (the store is unreachable): the
-   * worker keeps going, retrying claims with backoff (logging).
+   * Told when a claim, a heartbeat or the record of its served workflows
+   * failed (the store is unreachable): the worker keeps going, retrying claims
+   * with backoff (logging).
    */
-  onError?: (what: "claim" | "heartbeat", error: Error) => void;
+  onError?: (what: "claim" | "heartbeat" | "served-workflows", error: Error) => void;
+  /** How often the worker refreshes the names it serves in the store (default 5 min). */
+  servedRefreshMs?: number;
 }
 
 /**
@@ -96,6 +100,8 @@ export class Worker {
   private claimFailures = 0;
   /** Runs whose execution ended lost, to release before the next claim (see releaseLapsed). */
   private readonly lapsed = new Map<string, Lease>();
+  /** Tells nodes without this code which workflows it runs (served-workflows.ts). */
+  private readonly served: ServedRecorder;
 
   constructor(
     private readonly store: RunStore,
@@ -109,6 +115,11 @@ export class Worker {
     this.maxConcurrent = options.maxConcurrent ?? 64;
     this.pollMs = options.pollMs ?? 500;
     this.now = options.now ?? Date.now;
+    this.served = new ServedRecorder(store, this.owner, () => registry.names(), {
+      everyMs: options.servedRefreshMs,
+      now: this.now,
+      onError: (e) => this.report("served-workflows", e),
+    });
   }
 
   get activeCount(): number {
@@ -122,12 +133,14 @@ export class Worker {
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.heartbeatTimer.unref();
     this.loop = this.claimLoop();
+    await this.served.start();
   }
 
   /** Stops claiming, waits for the runs in hand (up to `graceMs`), then returns. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.served.stop();
     this.notify();
     await this.loop;
     if (this.unsubscribe) await this.unsubscribe();
@@ -244,7 +257,7 @@ export class Worker {
   }
 
   /** A throwing hook must not stop a loop or reject a promise nobody awaits. */
-  private report(what: "claim" | "heartbeat", e: unknown): void {
+  private report(what: "claim" | "heartbeat" | "served-workflows", e: unknown): void {
     try {
       this.options.onError?.(what, asError(e));
     } catch {

@@ -43,6 +43,13 @@ const IN_FLIGHT_WAIT_MS = 5_000;
 const servers: Backend["name"][] = ["postgres", "mysql"];
 const all: Backend["name"][] = ["sqlite", "postgres", "mysql"];
 
+/** Node b with two nodes; the only node on SQLite (one process per SQLite file). */
+function lastNode(t: FaultTarget): ChaosNode {
+  const n = t.nodes[t.nodes.length - 1];
+  if (!n) throw new Error("no node to break");
+  return n;
+}
+
 function proxyOf(t: FaultTarget): FaultProxy {
   if (!t.proxy) throw new Error("this fault needs the database proxy");
   return t.proxy;
@@ -89,9 +96,10 @@ export const faults: readonly Fault[] = [
   {
     name: "node-kill",
     backends: all,
-    // kill -9 of node b, restarted at once; its runs are taken over when their lease ends.
+    // kill -9 of node b (on SQLite the one node), restarted at once; its runs are taken over
+    // when their lease ends (on SQLite by the restarted node itself).
     async run(t) {
-      const b = t.nodes[1]!;
+      const b = lastNode(t);
       await untilWorkInHand(b.stepLog, IN_FLIGHT_WAIT_MS);
       b.kill9();
       await sleep(500);
@@ -103,8 +111,9 @@ export const faults: readonly Fault[] = [
     name: "node-stop",
     backends: all,
     // SIGSTOP past the lease: b's runs move to a; after SIGCONT b's late writes must be refused.
+    // On SQLite (one node) nobody takes over: the node must carry on after SIGCONT.
     async run(t) {
-      const b = t.nodes[1]!;
+      const b = lastNode(t);
       await untilWorkInHand(b.stepLog, IN_FLIGHT_WAIT_MS);
       b.pause();
       await sleep(PAUSE_MS);

@@ -9,6 +9,7 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+import { checkPoints } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { codeIssueLimiter, checkCodeRequest, codeSettings } from "../code-rules.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
@@ -63,6 +64,20 @@ export function memoryOneTimeCodes(ctx: MemoryContext, limiters: RateLimiters): 
         r.attempts++;
         return "wrong";
       });
+    },
+    // eslint-disable-next-line @typescript-eslint/require-await -- rejects on bad input like every backend
+    async cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      const now = Date.now();
+      let removed = 0;
+      for (const [id, r] of records) {
+        if (removed >= maxEntries) break;
+        if (r.expiresAt <= now) {
+          records.delete(id);
+          removed++;
+        }
+      }
+      return removed;
     },
   };
 }

@@ -14,24 +14,24 @@ import type { Redis } from "ioredis";
 import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent, LeasedLock, tryUntil } from "../lock-handle.ts";
-import { RedisScript, redisUnavailable } from "./redis-lock-scripts.ts";
+import { luaScript, redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
 
 /** KEYS: lock, fence. ARGV: owner, lease ms. The new token (as text), or nil when held. */
-const ACQUIRE = new RedisScript(`
+const ACQUIRE = luaScript(`
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return tostring(redis.call('incr', KEYS[2]))
 end
 return false`);
 
 /** KEYS: lock. ARGV: owner. 1 when it was ours and is gone now. */
-const RELEASE = new RedisScript(`
+const RELEASE = luaScript(`
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('del', KEYS[1])
 end
 return 0`);
 
 /** KEYS: lock. ARGV: owner, lease ms. 1 when it is ours and extended, 0 when not ours. */
-const EXTEND = new RedisScript(`
+const EXTEND = luaScript(`
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
@@ -39,6 +39,9 @@ return 0`);
 
 export function redisLocks(ctx: RedisContext): Locks {
   const redis: Redis = ctx.redis;
+  /** One script call: dialled first, bounded in time, failures as UnavailableError. */
+  const run = (script: LuaScript, keys: string[], args: (string | number)[]) =>
+    redisCall(redis, (r) => runScript(r, script, keys, args));
   const mine = new Set<LeasedLock>();
   let closed = false;
 
@@ -55,7 +58,7 @@ export function redisLocks(ctx: RedisContext): Locks {
     const key = lockKey(tenant, name);
     const owner = randomBytes(16).toString("hex");
     const grantedAt = Date.now();
-    const token = await ACQUIRE.run(redis, [key, fenceKey(tenant, name)], [owner, leaseMs]);
+    const token = await run(ACQUIRE, [key, fenceKey(tenant, name)], [owner, leaseMs]);
     if (token === null) return null;
     const handle: LeasedLock = new LeasedLock(
       tenant,
@@ -64,9 +67,9 @@ export function redisLocks(ctx: RedisContext): Locks {
       leaseMs,
       grantedAt,
       {
-        extend: async (ms) => Number(await EXTEND.run(redis, [key], [owner, ms])) === 1,
+        extend: async (ms) => Number(await run(EXTEND, [key], [owner, ms])) === 1,
         release: async () => {
-          await RELEASE.run(redis, [key], [owner]);
+          await run(RELEASE, [key], [owner]);
         },
       },
       () => mine.delete(handle),
@@ -83,7 +86,7 @@ export function redisLocks(ctx: RedisContext): Locks {
 
     async isCurrent(tenant: string, name: string, token: bigint) {
       checkIsCurrent(tenant, name, token);
-      const last = await redis.get(fenceKey(tenant, name)).catch(redisUnavailable);
+      const last = await redisCall(redis, (r) => r.get(fenceKey(tenant, name)));
       return last !== null && BigInt(last) === token;
     },
 

@@ -20,6 +20,7 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+import { checkPoints } from "../check-input.ts";
 import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
 import { codeSlot } from "../code-slot.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
@@ -105,6 +106,13 @@ export function redisOneTimeCodes(ctx: RedisContext, limiters: RateLimiters): On
       const outcome = String(await script(redis, SETTLE, [key], [salt, right ? 1 : 0, Date.now()]));
       if (!OUTCOMES.has(outcome)) throw new Error(`unexpected code outcome from redis: ${outcome}`);
       return outcome as VerifyOutcome;
+    },
+
+    /** Nothing to do: every code key carries its own expiry (PEXPIRE above). */
+    // eslint-disable-next-line @typescript-eslint/require-await -- rejects on bad input like every backend
+    async cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      return 0;
     },
   };
 }

@@ -21,6 +21,12 @@ import { isPgUnavailable } from "../../store/dialects/postgres/driver-errors.ts"
 
 /** As the store's pools: a black-holed host fails the attempt after 10 s. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Every statement here answers at once on a live server (GET_LOCK waits 0).
+ * One that does not within this has a connection nobody can trust: it is
+ * dropped, with its locks, rather than left to TCP's minutes-long timeout.
+ */
+const QUERY_TIMEOUT_MS = 5000;
 
 /** One connection's life: ends once, when it drops or is closed. */
 export class LockEpoch {
@@ -132,6 +138,29 @@ abstract class DedicatedSession implements LockSession {
     return this.#connecting;
   }
 
+  /** One statement on `c`, bounded by QUERY_TIMEOUT_MS; a failure that means "gone" ends `c`. */
+  async #value(
+    c: { conn: LockConnection; epoch: LockEpoch },
+    text: string,
+    params: unknown[],
+  ): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // The statement may still be running there: only ending the session makes sure.
+        c.epoch.end();
+        if (this.#current === c) this.#current = undefined;
+        void c.conn.end().catch(() => undefined);
+        reject(new UnavailableError(`${MESSAGE} (no answer within ${QUERY_TIMEOUT_MS} ms)`));
+      }, QUERY_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([c.conn.value(text, params), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A failed query on the connection: it is gone (or will be), and so are its locks. */
   #failed(c: { conn: LockConnection; epoch: LockEpoch }, e: unknown): never {
     try {
@@ -148,7 +177,7 @@ abstract class DedicatedSession implements LockSession {
 
   async tryLock(key: string): Promise<LockEpoch | null> {
     const c = await this.#connection();
-    const ok = await c.conn.value(this.tryLockSql, [key]).catch((e) => this.#failed(c, e));
+    const ok = await this.#value(c, this.tryLockSql, [key]).catch((e) => this.#failed(c, e));
     if (!isTrue(ok)) return null;
     if (c.epoch.lost) throw new UnavailableError(MESSAGE);
     return c.epoch;
@@ -158,7 +187,7 @@ abstract class DedicatedSession implements LockSession {
     const c = this.#current;
     if (epoch.lost || c === undefined || c.epoch !== epoch) return;
     try {
-      await c.conn.value(this.unlockSql, [key]);
+      await this.#value(c, this.unlockSql, [key]);
     } catch (e) {
       if (epoch.lost) return; // gone with the session
       this.#failed(c, e);
@@ -169,7 +198,7 @@ abstract class DedicatedSession implements LockSession {
     const c = this.#current;
     if (epoch.lost || c === undefined || c.epoch !== epoch) return false;
     try {
-      await c.conn.value("select 1", []);
+      await this.#value(c, "select 1", []);
     } catch (e) {
       if (epoch.lost) return false;
       try {

@@ -23,6 +23,7 @@ import type {
   VerifyOutcome,
 } from "../../../engine/coordination/one-time-codes.ts";
 import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+import { checkPoints } from "../check-input.ts";
 import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
 import { codeSlot } from "../code-slot.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
@@ -117,6 +118,30 @@ export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTim
       const { numAffectedRows } = await write.execute(db);
       if (numAffectedRows === 1n) return right ? "ok" : "wrong";
       return settle(tenant, slot, row.salt);
+    },
+
+    async cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      // Two statements: MariaDB has no LIMIT in an IN subquery, PostgreSQL no DELETE … LIMIT.
+      const doomed = await db
+        .selectFrom(TABLE)
+        .select(["tenant_id", "slot"])
+        .where("key_prefix", "=", ctx.keyPrefix)
+        .where("expires_at", "<=", Date.now())
+        .limit(maxEntries)
+        .execute();
+      let removed = 0;
+      for (const r of doomed as { tenant_id: string; slot: string }[]) {
+        // The expiry is checked again: a code re-issued since the select is live.
+        const d = await db
+          .deleteFrom(TABLE)
+          .where("tenant_id", "=", r.tenant_id)
+          .where("slot", "=", r.slot)
+          .where("expires_at", "<=", Date.now())
+          .executeTakeFirst();
+        removed += Number(d.numDeletedRows);
+      }
+      return removed;
     },
   };
 }

@@ -46,6 +46,13 @@ export function coordinationCodesTokens(d: StoreDialect): Migration {
         .$call((b) => (tableEnd ? b.modifyEnd(tableEnd) : b))
         .execute();
 
+      // cleanup() of codes that expired unused.
+      await db.schema
+        .createIndex("coordination_codes_expiry_ix")
+        .on("coordination_codes")
+        .columns(["key_prefix", "expires_at"])
+        .execute();
+
       await db.schema
         .createTable("coordination_tokens")
         .addColumn("tenant_id", TENANT, (c) => c.notNull())

@@ -21,6 +21,7 @@ import {
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedRecord,
   type SuspendResult,
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
@@ -33,7 +34,9 @@ import { continueAsNew, releaseRun } from "./sql/continue-as-new.ts";
 import { isDuplicateKey } from "./sql/fencing.ts";
 import { finishInTransaction, finishRunWriter, type FinishRow } from "./sql/finish-run.ts";
 import { heartbeat } from "./sql/heartbeat.ts";
+import { lastServed } from "./sql/last-served.ts";
 import * as reads from "./sql/read-runs.ts";
+import { recordServed } from "./sql/record-served.ts";
 import { requestCancel } from "./sql/request-cancel.ts";
 import { eventRow, toText, type RunDb } from "./sql/run-rows.ts";
 import { consumeSignal, dropSignals, peekSignal, sendSignal } from "./sql/signals.ts";
@@ -250,5 +253,15 @@ export class SqlRunStore implements RunStore {
 
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined> {
     return requestCancel(this.db, this.parts, tenantId, runId, now);
+  }
+
+  // ---- served workflows (API-only nodes) -----------------------------------------------
+
+  recordServed(r: ServedRecord): Promise<{ recorded: number; forgotten: number }> {
+    return recordServed(this.db, this.parts, r);
+  }
+
+  lastServed(workflow: string): Promise<number | null> {
+    return lastServed(this.db, workflow);
   }
 }
