@@ -1,11 +1,8 @@
 /**
  * The coordination's own housekeeping, as singleton jobs: expired cache
- * entries and dead tokens are removed in bounded batches, so one round never
- * holds a table for long and a huge backlog is worked off over several rounds.
- *
- * One-time codes have no cleanup in their port (a subject's new code replaces
- * its old one; an expired code reads as absent); their job joins here when
- * the port grows one.
+ * entries, finished rate-limit windows, expired one-time codes and dead tokens
+ * are removed in bounded batches, so one round never holds a table for long
+ * and a huge backlog is worked off over several rounds.
  */
 import type { Coordination } from "./coordination.ts";
 import type { SingletonJob } from "./singleton-jobs.ts";
@@ -18,6 +15,7 @@ export interface CleanupIntervals {
   cacheMs?: number;
   tokensMs?: number;
   countersMs?: number;
+  codesMs?: number;
 }
 
 export function coordinationCleanupJobs(
@@ -34,6 +32,11 @@ export function coordinationCleanupJobs(
       name: "rate-limiter-cleanup",
       intervalMs: intervals.countersMs ?? 60_000,
       run: (signal) => drain((n) => coordination.limiters.cleanup(n), signal),
+    },
+    {
+      name: "one-time-code-cleanup",
+      intervalMs: intervals.codesMs ?? 10 * 60_000,
+      run: (signal) => drain((n) => coordination.codes.cleanup(n), signal),
     },
     {
       name: "tokens-cleanup",

@@ -110,10 +110,10 @@ void test("the cleanup jobs empty the memory cache of expired entries", async ()
   await c.close();
 });
 
-void test("the cleanup jobs: cache, rate-limiter counters and tokens, each its own lock", () => {
+void test("the cleanup jobs: cache, counters, codes and tokens, each its own lock", () => {
   const c = openCoordination({ kind: "memory", keyPrefix: "t:" });
   assert.deepEqual(
     coordinationCleanupJobs(c).map((j) => j.name),
-    ["ttl-cache-cleanup", "rate-limiter-cleanup", "tokens-cleanup"],
+    ["ttl-cache-cleanup", "rate-limiter-cleanup", "one-time-code-cleanup", "tokens-cleanup"],
   );
 });
