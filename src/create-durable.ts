@@ -5,7 +5,9 @@
  */
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
+import { startBackgroundJobs, type JobErrorReporter } from "./background-jobs.ts";
 import type { TaskflowConfig } from "./config/config.ts";
+import { coordinationFor } from "./coordination-for.ts";
 import { humanTaskBridge, type HumanTaskBridge } from "./engine/durable/human-task-bridge.ts";
 import { WorkflowRegistry } from "./engine/durable/registry.ts";
 import type { RunStore } from "./engine/durable/run-store-port.ts";
@@ -88,15 +90,22 @@ export function createDurable(
   };
 }
 
-/** `taskflow worker`: migrations, then a worker without HTTP. Resolves once it runs. */
+/**
+ * `taskflow worker`: migrations, then a worker without HTTP, and the
+ * background jobs every node runs (a worker-only node can hold them too).
+ * Resolves once it runs.
+ */
 export async function startWorker(
   config: TaskflowConfig,
   workflows: Record<string, unknown>,
   worker: WorkerOptions = {},
+  /** Where a failing background job is reported (rate-limited); default: nowhere. */
+  onJobError: JobErrorReporter = () => undefined,
 ): Promise<{ durable: Durable; close(): Promise<void> }> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
+  const coordination = coordinationFor(config, database);
   try {
     await database.migrate();
     const store = database.tasks;
@@ -105,16 +114,20 @@ export async function startWorker(
     const humanTasks = humanTaskBridge(store, engine, directory);
     const durable = createDurable(database, { workflows, worker, humanTasks });
     await durable.start();
+    const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;
     const close = async () => {
       try {
         await durable.stop();
       } finally {
+        await jobs.stop().catch(() => undefined);
+        await coordination.close().catch(() => undefined);
         await database.close();
       }
     };
     return { durable, close: () => (closing ??= close()) };
   } catch (e) {
+    await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;
   }

@@ -6,19 +6,22 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { openCoordination } from "./adapters/coordination/open-coordination.ts";
+import { startBackgroundJobs } from "./background-jobs.ts";
+import { coordinationFor } from "./coordination-for.ts";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
 import type { Coordination } from "./engine/coordination/coordination.ts";
+import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { buildServer } from "./server/build-server.ts";
 
 export interface TaskflowOptions extends DurableOptions {
@@ -90,6 +93,8 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    // WF_API_KEYS may be empty outside development when a live key is stored.
+    await requireKeysAtStart(config, coordination);
     await server.ready();
     await durable.start();
   } catch (e) {
@@ -99,30 +104,11 @@ export async function createTaskflow(
     await database.close().catch(() => undefined);
     throw e;
   }
-  return assemble({ config, engine, database, server, durable, coordination, definitions });
-}
-
-/** The coordination backend configuration names (WF_COORDINATION), over this database for `sql`. */
-export function coordinationFor(
-  config: Pick<
-    TaskflowConfig,
-    "coordination" | "keyPrefix" | "redisUrl" | "redisSentinels" | "redisSentinelName"
-  >,
-  database: Database,
-  redis?: Redis,
-): Coordination {
-  const sentinelName = config.redisSentinelName;
-  return openCoordination({
-    kind: config.coordination,
-    keyPrefix: config.keyPrefix,
-    sql: database.coordinationContext,
-    redisUrl: config.redisUrl,
-    redisSentinel:
-      config.redisSentinels.length > 0 && sentinelName !== null
-        ? { name: sentinelName, hosts: config.redisSentinels }
-        : null,
-    redis,
-  });
+  const log = server.log;
+  const jobs = startBackgroundJobs(coordination, (job, e, suppressed) =>
+    log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
+  );
+  return assemble({ config, engine, database, server, durable, coordination, definitions, jobs });
 }
 
 interface Parts {
@@ -133,16 +119,19 @@ interface Parts {
   durable: Durable;
   coordination: Coordination;
   definitions: DefinitionVersions;
+  jobs: SingletonJobs;
 }
 
 function assemble(parts: Parts): Taskflow {
-  const { config, engine, database, server, durable, coordination, definitions } = parts;
+  const { config, engine, database, server, durable, coordination, definitions, jobs } = parts;
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
       await server.close();
       await durable.stop();
     } finally {
+      // Before the coordination: a job's lock is given back while its backend is still open.
+      await jobs.stop().catch(() => undefined);
       await coordination.close().catch(() => undefined);
       await database.close();
     }

@@ -11,6 +11,7 @@ import { loadConfig } from "../config/load-config.ts";
 import { startWorker } from "../create-durable.ts";
 import { checkHealth, healthUrl } from "./health-check.ts";
 import { importWorkflowModule } from "./workflow-module.ts";
+import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
@@ -27,6 +28,15 @@ Commands:
              of workflows that a worker elsewhere serves are accepted too
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
+  keys create --name <name> [--tenant <id>] [--expires <90d|12h|date>]
+             store a new API key (scoped to one tenant with --tenant) and
+             print it on stdout, this once; only its hash is kept
+  keys list  the stored keys: id, name, tenant, created, expires, state
+  keys revoke <id>
+             revoke a stored key (running nodes refuse it within 5 s)
+  keys rotate <id>
+             a new key with the old one's name, tenant and lifetime, printed
+             once; the old key is revoked
   health     ask the node on ADDR whether it is alive (--ready: and can reach
              its database); exit 0 if so, 1 if not
   definitions
@@ -40,11 +50,14 @@ Options:
   --no-worker      serve: an API-only node that executes no run; with --workflows
                    their names are accepted for starts, and workers run them
   --ready          health: ask the readiness route (/readyz) instead of /healthz
+  --name, --tenant, --expires
+                   keys create: the key's name, its tenant, its expiry
   -h, --help       show this help
 
 Environment (docs/configuration.md):
 ${environmentHelp()}
-  An unset NODE_ENV counts as production: serve then requires WF_API_KEYS.
+  An unset NODE_ENV counts as production: serve then requires WF_API_KEYS or
+  a stored key (taskflow keys create; the keys commands need neither).
 `;
 
 function environmentHelp(): string {
@@ -81,6 +94,9 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
         workflows: { type: "string" },
         "no-worker": { type: "boolean" },
         ready: { type: "boolean" },
+        name: { type: "string" },
+        tenant: { type: "string" },
+        expires: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -94,8 +110,14 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
     return 0;
   }
   if (command === undefined) return usage(io, "missing command");
-  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
   const configFile = parsed.values.config;
+  if (command === "keys")
+    return keys(env, configFile, io, { ...parsed.values, positionals: extra });
+  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
+  const { name, tenant, expires } = parsed.values;
+  if (name !== undefined || tenant !== undefined || expires !== undefined) {
+    return usage(io, "--name, --tenant and --expires belong to 'keys create'");
+  }
   const workflows = parsed.values.workflows;
   const noWorker = parsed.values["no-worker"] === true;
   if (noWorker && command !== "serve") return usage(io, "--no-worker is an option of serve");
@@ -120,7 +142,9 @@ async function serve(
   workflows: string | undefined,
   noWorker: boolean,
 ): Promise<number> {
-  const config = loadConfig({ env, configFile });
+  // Keys are required outside development, but stored keys count: createTaskflow
+  // checks once the database is migrated (require-keys-at-start.ts).
+  const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
   // Without a worker the names still count for starts: runs wait for a worker that has the code.
   const taskflow = await createTaskflow(config, {
@@ -189,10 +213,15 @@ async function worker(
   // A worker serves no HTTP, so it does not need API keys even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
-  const w = await startWorker(config, mod, {
-    // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
-    onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
-  });
+  const w = await startWorker(
+    config,
+    mod,
+    {
+      // The worker retries with backoff (at most one line per 5 s); say why nothing progresses.
+      onError: (what, e) => io.err(`taskflow: ${what} failed: ${e.message}; retrying\n`),
+    },
+    (job, e) => io.err(`taskflow: background job ${job} failed: ${e.message}\n`),
+  );
   logUnhandledRejections({
     error: (o, m) => {
       const e = (o as { err?: unknown }).err;
@@ -217,6 +246,23 @@ async function migrate(env: Env, configFile: string | undefined, io: CliIo): Pro
       : `taskflow: applied ${applied.length} migration(s): ${applied.join(", ")}\n`,
   );
   return 0;
+}
+
+async function keys(
+  env: Env,
+  configFile: string | undefined,
+  io: CliIo,
+  args: KeysArgs,
+): Promise<number> {
+  const command = parseKeysArgs(args);
+  if (typeof command === "string") return usage(io, command);
+  try {
+    // The keys commands serve no HTTP: they are how a production node gets its first key.
+    const config = loadConfig({ env, configFile, requireApiKeys: false });
+    return await runKeysCommand(command, config, io);
+  } catch (e) {
+    return fail(io, e);
+  }
 }
 
 function usage(io: CliIo, message: string): number {

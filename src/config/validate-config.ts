@@ -50,8 +50,9 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
 
 export interface ValidateOptions {
   /**
-   * Enforce "outside development, keys are required" (the security rule in docs/deployment.md). Off only
-   * for commands that never serve HTTP, such as `taskflow migrate`.
+   * Enforce "outside development, keys are required" (the security rule in docs/deployment.md). Off
+   * for commands that never serve HTTP, such as `taskflow migrate`, and for `serve`, whose
+   * createTaskflow checks the same rule once the database can say whether a stored key exists.
    */
   requireApiKeys?: boolean;
 }
@@ -107,13 +108,43 @@ const GENERATE_KEY = `node -e "console.log(require('node:crypto').randomBytes(32
 /** Exported so the server can refuse to start on a config built without this check. */
 export function assertKeysOutsideDevelopment(c: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">) {
   if (isDevelopment(c)) return;
-  if (c.apiKeys.length === 0) {
-    throw new ConfigError([
-      `WF_API_KEYS is empty while NODE_ENV is ${JSON.stringify(c.nodeEnv)}: ` +
+  if (c.apiKeys.length === 0) throw noApiKeys(c, false);
+  assertKeyLengthsOutsideDevelopment(c);
+}
+
+/**
+ * Outside development without WF_API_KEYS: nobody could call the API.
+ * `stored`: the database (coordination) was asked too and held no live key
+ * (true), or could not be read (the error).
+ */
+export function noApiKeys(
+  c: Pick<TaskflowConfig, "nodeEnv">,
+  stored: boolean | Error,
+): ConfigError {
+  const env = JSON.stringify(c.nodeEnv);
+  const createOne =
+    `create one with 'taskflow keys create --name <name>' (same DATABASE_URL and ` +
+    `WF_COORDINATION), set WF_API_KEYS (comma list of keys) or run with NODE_ENV=development`;
+  if (stored === false) {
+    return new ConfigError([
+      `WF_API_KEYS is empty while NODE_ENV is ${env}: ` +
         `set WF_API_KEYS (comma list of keys) or run with NODE_ENV=development ` +
         `(the CLI treats an unset NODE_ENV as production)`,
     ]);
   }
+  return new ConfigError([
+    stored === true
+      ? `WF_API_KEYS is empty and no live API key is stored while NODE_ENV is ${env}: ${createOne}`
+      : `WF_API_KEYS is empty while NODE_ENV is ${env}, and the stored API keys cannot be ` +
+        `read (${stored.message}): ${createOne}`,
+  ]);
+}
+
+/** Outside development, every configured key is long enough to be unguessable. */
+export function assertKeyLengthsOutsideDevelopment(
+  c: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">,
+): void {
+  if (isDevelopment(c)) return;
   // The key itself never appears in the message, only its position and length.
   const short = c.apiKeys.flatMap((k, i) =>
     k.length < MIN_API_KEY_LENGTH

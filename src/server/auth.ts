@@ -5,13 +5,22 @@
  * position of the first differing byte shows in the timing; every configured
  * key is compared, so which key matched does not show either.
  *
+ * Keys stored in the coordination backend (`taskflow keys create`) are
+ * checked second, only when the key is none of WF_API_KEYS: the configured
+ * keys stay free of I/O (stored-key-check.ts says what the stored ones cost).
+ * A stored key scoped to a tenant is refused (403) for any other X-Tenant-Id.
+ *
  * The check names the key it accepted in `request.apiKeyId` — `key#<n>` for the
- * n-th key of WF_API_KEYS, `nokey` in development without keys — never by its
- * value: rate limits and idempotency records are kept per key under that name.
+ * n-th key of WF_API_KEYS, `key:<id>` for a stored key, `nokey` in development
+ * without keys — never by its value: rate limits and idempotency records are
+ * kept per key under that name.
  */
 import { hash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { TaskflowError } from "../domain/errors.ts";
+import type { ApiKeyInfo } from "../engine/coordination/api-keys.ts";
+import { DEFAULT_TENANT } from "./request-context.ts";
+import type { StoredKeyCheck } from "./stored-key-check.ts";
 
 export const API_KEY_HEADER = "x-api-key";
 export const NO_KEY_ID = "nokey";
@@ -43,22 +52,62 @@ export function keyVerifier(keys: readonly string[]): KeyVerifier {
   };
 }
 
-/** onRequest hook for the API scope; accepts every request when no keys are configured (development). */
-export function requireApiKey(keys: readonly string[]) {
+export interface ApiKeyOptions {
+  /** Stored keys, checked after the configured ones; none: only WF_API_KEYS. */
+  stored?: StoredKeyCheck | undefined;
+  /**
+   * Accept every request (development without WF_API_KEYS). Default: when
+   * there are no configured keys and no stored ones to check.
+   */
+  open?: boolean | undefined;
+}
+
+type Done = (err?: Error) => void;
+
+/** onRequest hook for the API scope. */
+export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = {}) {
   const verify = keyVerifier(keys);
-  return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
-    if (keys.length === 0) {
+  const { stored } = options;
+  const open = options.open ?? (keys.length === 0 && stored === undefined);
+  return (req: FastifyRequest, _reply: FastifyReply, done: Done): void => {
+    if (open) {
       req.apiKeyId = NO_KEY_ID;
       return done();
     }
     const header = req.headers[API_KEY_HEADER];
-    const id = typeof header === "string" ? verify(header) : undefined;
+    const candidate = typeof header === "string" ? header : undefined;
+    const id = verify(candidate);
     if (id !== undefined) {
       req.apiKeyId = id;
       return done();
     }
-    // The reason is logged, the key is not (see logging.ts for the redaction).
-    req.log.warn({ keyPresent: header !== undefined }, "rejected API key");
-    done(new TaskflowError("Unauthorized", "missing or invalid X-API-Key"));
+    if (candidate === undefined || stored === undefined) return refuse(req, header, done);
+    const found = stored(candidate);
+    if (found instanceof Promise) {
+      found.then((key) => acceptStored(req, key, done), done);
+    } else acceptStored(req, found, done);
   };
+}
+
+function acceptStored(req: FastifyRequest, key: ApiKeyInfo | null, done: Done): void {
+  if (key === null) return refuse(req, req.headers[API_KEY_HEADER], done);
+  const keyId = `key:${key.id}`;
+  if (key.tenant !== null && tenantOf(req) !== key.tenant) {
+    req.log.warn({ keyId }, "API key used outside its tenant");
+    return done(
+      new TaskflowError("Forbidden", `this API key may act for tenant '${key.tenant}' only`),
+    );
+  }
+  req.apiKeyId = keyId;
+  done();
+}
+
+function refuse(req: FastifyRequest, header: unknown, done: Done): void {
+  // The reason is logged, the key is not (see logging.ts for the redaction).
+  req.log.warn({ keyPresent: header !== undefined }, "rejected API key");
+  done(new TaskflowError("Unauthorized", "missing or invalid X-API-Key"));
+}
+
+function tenantOf(req: FastifyRequest): unknown {
+  return req.headers["x-tenant-id"] ?? DEFAULT_TENANT;
 }

@@ -6,8 +6,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
-import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
+import { isDevelopment } from "../config/config.ts";
+import {
+  assertKeyLengthsOutsideDevelopment,
+  assertKeysOutsideDevelopment,
+} from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
+import { ApiKeys } from "../engine/coordination/api-keys.ts";
 import type { Coordination } from "../engine/coordination/coordination.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
@@ -40,6 +45,7 @@ import { readinessRoute, type ReadinessChecks } from "./readiness-route.ts";
 import { installRateLimit } from "./rate-limit.ts";
 import type { RouteOptions } from "./route-options.ts";
 import { runRoutes } from "./run-routes.ts";
+import { storedKeyCheck, type StoredKeyCheckOptions } from "./stored-key-check.ts";
 import { refuseUnstorableParams } from "./storable-params.ts";
 import { taskRoutes } from "./task-routes.ts";
 
@@ -61,6 +67,8 @@ export interface BuildServerOptions {
    * config describes (WF_USERS, WF_GROUP_<id>), as the engine's own.
    */
   directory?: Directory | undefined;
+  /** How stored API keys' answers are cached (tests shorten it); see stored-key-check.ts. */
+  apiKeyCache?: StoredKeyCheckOptions | undefined;
 }
 
 const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
@@ -72,10 +80,15 @@ export function buildServer({
   runs,
   definitions,
   readiness = {},
+  coordination,
   directory = createDirectory(config),
+  apiKeyCache,
 }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
-  assertKeysOutsideDevelopment(config);
+  // With a coordination, WF_API_KEYS may be empty: stored keys are checked per request
+  // (none stored: every request is a 401), and createTaskflow refuses to start without one.
+  if (coordination === undefined) assertKeysOutsideDevelopment(config);
+  else assertKeyLengthsOutsideDevelopment(config);
   // Before anything measures the event loop (see DefinitionVersions.prepare).
   definitions?.prepare();
   // Typed as Fastify's logger interface so the app is a plain FastifyInstance.
@@ -118,7 +131,13 @@ export function buildServer({
   void app.register(readinessRoute, { checks: readiness });
   void app.register(async (api) => {
     await installLoadShedding(api, config);
-    api.addHook("onRequest", requireApiKey(config.apiKeys));
+    api.addHook(
+      "onRequest",
+      requireApiKey(config.apiKeys, {
+        stored: coordination && storedKeyCheck(new ApiKeys(coordination), apiKeyCache),
+        open: config.apiKeys.length === 0 && isDevelopment(config),
+      }),
+    );
     installRateLimit(api, config);
     api.addHook("preValidation", refuseUnstorableParams);
     for (const routes of RESOURCES)

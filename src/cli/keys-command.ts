@@ -1,0 +1,167 @@
+/**
+ * `taskflow keys create|list|revoke|rotate`: API keys stored (hashed) in the
+ * configured coordination (DATABASE_URL, WF_COORDINATION), the way to make a
+ * production node's first key, so it needs no WF_API_KEYS itself.
+ *
+ * A new key is the only thing written to stdout by create and rotate (so
+ * `KEY=$(taskflow keys create --name ci)` captures it); what the command says
+ * about it goes to stderr and never contains it. Nothing here logs.
+ */
+import type { TaskflowConfig } from "../config/config.ts";
+import { coordinationFor } from "../coordination-for.ts";
+import { openDatabase } from "../adapters/store/open-database.ts";
+import {
+  ApiKeys,
+  isStoredKeyShape,
+  type ApiKeyInfo,
+  type ApiKeyListing,
+} from "../engine/coordination/api-keys.ts";
+import { DEFAULT_KEY_CACHE_MS } from "../server/stored-key-check.ts";
+import { parseExpiry } from "./parse-expiry.ts";
+import type { CliIo } from "./run-cli.ts";
+
+export type KeysCommand =
+  | { action: "create"; name: string; tenant: string | null; expiresAt: Date | null }
+  | { action: "list" }
+  | { action: "revoke" | "rotate"; id: string };
+
+export interface KeysArgs {
+  /** The positionals after `keys`. */
+  positionals: readonly string[];
+  name?: string | undefined;
+  tenant?: string | undefined;
+  expires?: string | undefined;
+}
+
+export const KEYS_USAGE =
+  "keys create --name <name> [--tenant <id>] [--expires <90d|date>] | keys list | keys revoke <id> | keys rotate <id>";
+
+/** The command, or a usage message. */
+export function parseKeysArgs(a: KeysArgs): KeysCommand | string {
+  const [action, id, extra] = a.positionals;
+  if (extra !== undefined) return `unexpected argument '${extra}'`;
+  const createOnly = a.name !== undefined || a.tenant !== undefined || a.expires !== undefined;
+  if (action !== "create" && createOnly) {
+    return "--name, --tenant and --expires belong to 'keys create'";
+  }
+  switch (action) {
+    case "create": {
+      if (id !== undefined) return `unexpected argument '${id}'`;
+      if (a.name === undefined || a.name.trim() === "") return "keys create needs --name <name>";
+      const expiresAt = a.expires === undefined ? null : parseExpiry(a.expires);
+      if (typeof expiresAt === "string") return expiresAt;
+      return { action, name: a.name, tenant: a.tenant ?? null, expiresAt };
+    }
+    case "list":
+      return id === undefined ? { action } : `unexpected argument '${id}'`;
+    case "revoke":
+    case "rotate":
+      if (id === undefined) return `keys ${action} needs the key's id (see 'taskflow keys list')`;
+      // Keeps the secret out of shell history and process lists.
+      if (isStoredKeyShape(id)) return `keys ${action} takes the key's id, not the key itself`;
+      return { action, id };
+    default:
+      return action === undefined
+        ? `keys needs a command: ${KEYS_USAGE}`
+        : `unknown keys command '${action}'`;
+  }
+}
+
+/** Runs one keys command on the configured database; resolves with the exit code. */
+export async function runKeysCommand(
+  command: KeysCommand,
+  config: TaskflowConfig,
+  io: CliIo,
+): Promise<number> {
+  if (config.coordination === "memory") {
+    io.err(
+      "taskflow: WF_COORDINATION is memory: keys would live only as long as this command; " +
+        "stored keys need WF_COORDINATION=sql or redis\n",
+    );
+    return 1;
+  }
+  const database = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
+  const coordination = coordinationFor(config, database);
+  try {
+    // The keys' table comes with the migrations; a fresh database gets them here.
+    await database.migrate();
+    return await perform(command, new ApiKeys(coordination), io);
+  } finally {
+    await coordination.close().catch(() => undefined);
+    await database.close();
+  }
+}
+
+async function perform(command: KeysCommand, keys: ApiKeys, io: CliIo): Promise<number> {
+  switch (command.action) {
+    case "create": {
+      const created = await keys.create(command);
+      io.err(`taskflow: created API key ${describe(created)}\n${SHOWN_ONCE}`);
+      io.out(`${created.key}\n`);
+      return 0;
+    }
+    case "list":
+      io.out(listing(await keys.list()));
+      return 0;
+    case "revoke": {
+      if (!(await keys.revoke(command.id))) return noLiveKey(io, command.id);
+      io.err(`taskflow: revoked API key ${command.id}; ${CACHE_DELAY}\n`);
+      return 0;
+    }
+    case "rotate": {
+      const next = await keys.rotate(command.id);
+      if (next === null) return noLiveKey(io, command.id);
+      io.err(
+        `taskflow: API key ${command.id} revoked (${CACHE_DELAY}); ` +
+          `its replacement is ${describe(next)}\n${SHOWN_ONCE}`,
+      );
+      io.out(`${next.key}\n`);
+      return 0;
+    }
+  }
+}
+
+const SHOWN_ONCE =
+  "taskflow: the key follows on stdout; it is shown this once (only its hash is stored)\n";
+const CACHE_DELAY = `running nodes refuse it within ${DEFAULT_KEY_CACHE_MS / 1000} s (their cache)`;
+
+function noLiveKey(io: CliIo, id: string): number {
+  io.err(`taskflow: no live API key has id '${id.slice(0, 80)}' (see 'taskflow keys list')\n`);
+  return 1;
+}
+
+function describe(k: ApiKeyInfo): string {
+  const tenant = k.tenant === null ? "any tenant" : `tenant ${k.tenant}`;
+  const expires = k.expiresAt === null ? "never expires" : `expires ${k.expiresAt.toISOString()}`;
+  return `${k.id} (name ${JSON.stringify(k.name)}, ${tenant}, ${expires})`;
+}
+
+/** Columns padded to their widest cell; `*` is "any tenant". */
+function listing(items: readonly ApiKeyListing[]): string {
+  if (items.length === 0)
+    return "no API keys are stored; create one with 'taskflow keys create --name <name>'\n";
+  const rows = [
+    ["ID", "NAME", "TENANT", "CREATED", "EXPIRES", "STATE"],
+    ...items.map((k) => [
+      k.id,
+      k.name,
+      k.tenant ?? "*",
+      k.createdAt.toISOString(),
+      k.expiresAt?.toISOString() ?? "never",
+      k.state,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, c) => cell.padEnd(widths[c]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
+}
