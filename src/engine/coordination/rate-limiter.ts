@@ -37,4 +37,11 @@ export interface RateLimiter {
 
 export interface RateLimiters {
   limiter(options: RateLimiterOptions): RateLimiter;
+  /**
+   * Removes up to `maxEntries` counters whose windows have all passed (they
+   * read as zero anyway); resolves with how many it removed. Backends that
+   * expire counters themselves (Redis) remove none here. Meant for one node's
+   * periodic cleanup, like TtlCache.cleanup.
+   */
+  cleanup(maxEntries: number): Promise<number>;
 }
