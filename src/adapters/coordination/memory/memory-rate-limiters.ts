@@ -1,8 +1,10 @@
 /**
- * Rate limiters inside one process. Fixed windows start with a key's first
- * point (as rate-limiter-flexible's do on every backend); sliding windows keep
- * the time of every point taken in the last window (a sliding log: exact, and
- * cheap at the caps a single process sees).
+ * Rate limiters inside one process. Fixed windows start at multiples of their
+ * length, as on SQL and Redis (rate-limit-windows.ts), so the backends agree
+ * where a window ends; sliding windows keep the time of every point taken in
+ * the last window (a sliding log: exact, and cheap at the caps a single
+ * process sees). Two handles on one limiter name share its counters, as they
+ * do on the shared backends.
  */
 import type {
   ConsumeResult,
@@ -10,28 +12,48 @@ import type {
   RateLimiterOptions,
   RateLimiters,
 } from "../../../engine/coordination/rate-limiter.ts";
-import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
+import { checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
+import { limiterSpec, windowStart } from "../rate-limit-windows.ts";
 
 export function memoryRateLimiters(ctx: MemoryContext): RateLimiters {
+  // One counter map per limiter name and window kind, shared by every handle on it, and the
+  // first handle on each, through which cleanup() sweeps it as the SQL table's sweep does.
+  const counters = new Map<string, MemoryLimiter<unknown>>();
+  const handle = (id: string, make: (entries?: Map<string, never>) => MemoryLimiter<unknown>) => {
+    const first = counters.get(id);
+    if (first !== undefined) return make(first.entries as Map<string, never>);
+    const made = make();
+    counters.set(id, made);
+    return made;
+  };
   return {
     limiter(options) {
-      checkKey("limiter name", options.name);
-      checkPoints("points", options.points);
-      checkDuration("windowMs", options.windowMs);
+      // The SQL and Redis limiters' checks, so a bad option is the same Validation error here.
+      limiterSpec(options);
       const scope = `${ctx.keyPrefix}${options.name}\u0000`;
       return options.window === "sliding"
-        ? new SlidingLog(scope, options)
-        : new FixedWindow(scope, options);
+        ? handle(`s${scope}`, (entries) => new SlidingLog(scope, options, entries))
+        : handle(`f${scope}`, (entries) => new FixedWindow(scope, options, entries));
+    },
+    cleanup(maxEntries) {
+      checkPoints("maxEntries", maxEntries);
+      const now = Date.now();
+      let removed = 0;
+      for (const limiter of counters.values()) {
+        removed += limiter.removeExpired(now, maxEntries - removed);
+        if (removed >= maxEntries) break;
+      }
+      return Promise.resolve(removed);
     },
   };
 }
 
 abstract class MemoryLimiter<Entry> implements RateLimiter {
-  protected readonly entries = new Map<string, Entry>();
   constructor(
     private readonly scope: string,
     protected readonly options: RateLimiterOptions,
+    readonly entries: Map<string, Entry> = new Map(),
   ) {}
 
   consume(tenant: string, key: string, points = 1): Promise<ConsumeResult> {
@@ -48,7 +70,21 @@ abstract class MemoryLimiter<Entry> implements RateLimiter {
     return Promise.resolve();
   }
 
+  /** Removes up to `max` counters whose window has passed; how many it removed. */
+  removeExpired(now: number, max: number): number {
+    let removed = 0;
+    for (const [id, e] of this.entries) {
+      if (removed >= max) break;
+      if (this.expired(e, now)) {
+        this.entries.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   protected abstract take(id: string, points: number, now: number): ConsumeResult;
+  protected abstract expired(entry: Entry, now: number): boolean;
 }
 
 class FixedWindow extends MemoryLimiter<{ start: number; used: number }> {
@@ -56,7 +92,7 @@ class FixedWindow extends MemoryLimiter<{ start: number; used: number }> {
     const { points: cap, windowMs } = this.options;
     let e = this.entries.get(id);
     if (e === undefined || now - e.start >= windowMs) {
-      e = { start: now, used: 0 };
+      e = { start: windowStart(now, windowMs), used: 0 };
       this.entries.set(id, e);
       this.sweep(now);
     }
@@ -66,6 +102,10 @@ class FixedWindow extends MemoryLimiter<{ start: number; used: number }> {
     }
     e.used += points;
     return { allowed: true, remaining: cap - e.used, retryAfterMs: 0 };
+  }
+
+  protected expired(e: { start: number }, now: number): boolean {
+    return now - e.start >= this.options.windowMs;
   }
 
   /** Forgets windows that have ended, so idle keys do not pile up. */
@@ -78,6 +118,10 @@ class FixedWindow extends MemoryLimiter<{ start: number; used: number }> {
 }
 
 class SlidingLog extends MemoryLimiter<number[]> {
+  protected expired(log: number[], now: number): boolean {
+    return log.every((t) => now - t >= this.options.windowMs);
+  }
+
   protected take(id: string, points: number, now: number): ConsumeResult {
     const { points: cap, windowMs } = this.options;
     const log = (this.entries.get(id) ?? []).filter((t) => now - t < windowMs);
