@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { openCoordination } from "../adapters/coordination/open-coordination.ts";
 import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
 import { assertKeysOutsideDevelopment } from "../config/validate-config.ts";
@@ -22,6 +23,7 @@ import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
 import { requireHostHeader } from "./host-header.ts";
+import { installIdempotency } from "./idempotency.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
 import { installLoadShedding } from "./load-shedding.ts";
@@ -50,7 +52,10 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
-  /** Locks, shared rate limits, idempotency keys and stored API keys; none: each process alone. */
+  /**
+   * Locks, shared rate limits, idempotency keys and stored API keys; none: a
+   * memory coordination of this server's own (each process alone).
+   */
   coordination?: Coordination | undefined;
   /**
    * Who exists (query `user`/`group`, a run's starter); defaults to the one the
@@ -68,6 +73,7 @@ export function buildServer({
   runs,
   readiness = {},
   directory = createDirectory(config),
+  coordination,
 }: BuildServerOptions): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   assertKeysOutsideDevelopment(config);
@@ -106,14 +112,17 @@ export function buildServer({
     done();
   });
 
+  const shared = coordination ?? ownCoordination(app, config);
+
   registerOpenApi(app);
   void app.register(healthRoute);
   void app.register(readinessRoute, { checks: readiness });
   void app.register(async (api) => {
     await installLoadShedding(api, config);
     api.addHook("onRequest", requireApiKey(config.apiKeys));
-    installRateLimit(api, config);
+    installRateLimit(api, config, shared.limiters);
     api.addHook("preValidation", refuseUnstorableParams);
+    installIdempotency(api, shared.cache);
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory } satisfies RouteOptions);
     if (runs) {
@@ -125,4 +134,11 @@ export function buildServer({
     }
   });
   return app;
+}
+
+/** Memory coordination for a server built without one, closed with it. */
+function ownCoordination(app: FastifyInstance, config: TaskflowConfig): Coordination {
+  const own = openCoordination({ kind: "memory", keyPrefix: config.keyPrefix });
+  app.addHook("onClose", () => own.close());
+  return own;
 }
