@@ -13,12 +13,14 @@
  * - a repeat while the first still runs is 409 `InProgress`; the same key with
  *   another request is 422 `Unprocessable`.
  *
- * What is stored follows Stripe's model: a result is saved once the route
+ * What is stored follows Stripe's API: a result is saved once the route
  * began executing, errors included (a 404 or 409 is the answer to that
  * request). A request refused before it ran (a bad body, header or key, over
  * the rate limit) reaches no handler and saves nothing: its retry is judged
- * afresh. A retryable answer (any 5xx, 429) is not stored either: the marker
- * is removed so the retry runs.
+ * afresh. Unlike Stripe (which keeps its 500s), a retryable answer (any 5xx,
+ * 429) is not stored: a 503 almost always means the database could not be
+ * reached and nothing was done, so the marker is released and the retry runs
+ * (a write whose COMMIT was lost is the rare exception, see docs/api.md).
  *
  * Without the coordination the server cannot promise at-most-once, so a
  * request carrying the header is 503 `Unavailable` while the backend is down;
