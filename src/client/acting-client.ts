@@ -4,6 +4,10 @@
  * release, complete, start/signal/cancel a run) or read an inbox exist only
  * here and cannot be made without an actor. Cheap to create: make one per
  * incoming request from the BFF's own login session.
+ *
+ * Every call that acts takes `{ idempotencyKey }` last: retrying it with the
+ * same key (after a timeout or a 503) gets the first answer instead of acting
+ * twice (docs/api.md, "Idempotency-Key").
  */
 import type {
   AssignmentRequest,
@@ -23,6 +27,7 @@ import type {
   StartRunRequest,
   Task,
   Vars,
+  WriteOptions,
 } from "./client-types.ts";
 import { path, type HttpTransport } from "./http-transport.ts";
 import { createdRange } from "./created-range.ts";
@@ -42,8 +47,8 @@ export class ActingClient extends TaskflowReader {
   // ── processes ──
 
   /** `POST /v1/processes`: a root instance started by the actor (its definition made if missing). */
-  startProcess(request: StartProcessRequest): Promise<StartedProcess> {
-    return this.post("/v1/processes", request);
+  startProcess(request: StartProcessRequest, options?: WriteOptions): Promise<StartedProcess> {
+    return this.post("/v1/processes", request, options);
   }
 
   /** `GET /v1/processes`: root instances started by `user` (default: the actor). */
@@ -60,8 +65,8 @@ export class ActingClient extends TaskflowReader {
   // ── assignments ──
 
   /** `POST /v1/assignments`: a referral with one task per assignee; `assignedBy` is the actor. */
-  assign(request: AssignmentRequest): Promise<AssignResult> {
-    return this.post("/v1/assignments", request);
+  assign(request: AssignmentRequest, options?: WriteOptions): Promise<AssignResult> {
+    return this.post("/v1/assignments", request, options);
   }
 
   // ── tasks ──
@@ -95,23 +100,31 @@ export class ActingClient extends TaskflowReader {
   }
 
   /** `POST /v1/tasks/{id}/claim` → the task, `claimed` by the actor. 409 `NotOpen` if not open. */
-  claim(taskId: string): Promise<Task> {
-    return this.post(path`/v1/tasks/${taskId}/claim`);
+  claim(taskId: string, options?: WriteOptions): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/claim`, undefined, options);
   }
 
   /** `POST /v1/tasks/{id}/release` → the task, `open` again (only the claimer). */
-  release(taskId: string): Promise<Task> {
-    return this.post(path`/v1/tasks/${taskId}/release`);
+  release(taskId: string, options?: WriteOptions): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/release`, undefined, options);
   }
 
   /** `POST /v1/tasks/{id}/complete`, optionally assigning `next` under the same root. */
-  complete(taskId: string, request: CompleteRequest = {}): Promise<CompleteResult> {
-    return this.post(path`/v1/tasks/${taskId}/complete`, request);
+  complete(
+    taskId: string,
+    request: CompleteRequest = {},
+    options?: WriteOptions,
+  ): Promise<CompleteResult> {
+    return this.post(path`/v1/tasks/${taskId}/complete`, request, options);
   }
 
   /** `POST /v1/tasks/{id}/complete-and-end`: complete, cancel the rest, close the process. */
-  completeAndEnd(taskId: string, request: { vars?: Vars } = {}): Promise<CompleteAndEndResult> {
-    return this.post(path`/v1/tasks/${taskId}/complete-and-end`, request);
+  completeAndEnd(
+    taskId: string,
+    request: { vars?: Vars } = {},
+    options?: WriteOptions,
+  ): Promise<CompleteAndEndResult> {
+    return this.post(path`/v1/tasks/${taskId}/complete-and-end`, request, options);
   }
 
   // ── durable runs ──
@@ -123,12 +136,14 @@ export class ActingClient extends TaskflowReader {
   async startRun<I = unknown>(
     workflow: string,
     request: StartRunRequest<I> = {},
+    options?: WriteOptions,
   ): Promise<StartedRun> {
     const { status, body } = await this.http.send<{ runId: string; status: StartedRun["status"] }>({
       method: "POST",
       path: path`/v1/workflows/${workflow}/runs`,
       body: request,
       actorId: this.actorId,
+      idempotencyKey: options?.idempotencyKey,
     });
     return { runId: body.runId, status: body.status, created: status === 201 };
   }
@@ -138,16 +153,24 @@ export class ActingClient extends TaskflowReader {
    * `null`) is stored until the run waits for `name`. 409 `Conflict` once the run
    * has finished.
    */
-  signalRun(runId: string, name: string, payload?: unknown): Promise<RunAccepted> {
-    return this.post(path`/v1/runs/${runId}/signals/${name}`, payload);
+  signalRun(
+    runId: string,
+    name: string,
+    payload?: unknown,
+    options?: WriteOptions,
+  ): Promise<RunAccepted> {
+    return this.post(path`/v1/runs/${runId}/signals/${name}`, payload, options);
   }
 
   /** `POST /v1/runs/{id}/cancel`: request cancellation (the run ends `cancelled` later). */
-  cancelRun(runId: string): Promise<RunAccepted> {
-    return this.post(path`/v1/runs/${runId}/cancel`);
+  cancelRun(runId: string, options?: WriteOptions): Promise<RunAccepted> {
+    return this.post(path`/v1/runs/${runId}/cancel`, undefined, options);
   }
 
-  private async post<T>(p: string, body?: unknown): Promise<T> {
-    return (await this.http.send<T>({ method: "POST", path: p, body, actorId: this.actorId })).body;
+  private async post<T>(p: string, body?: unknown, options?: WriteOptions): Promise<T> {
+    const { actorId } = this;
+    const idempotencyKey = options?.idempotencyKey;
+    return (await this.http.send<T>({ method: "POST", path: p, body, actorId, idempotencyKey }))
+      .body;
   }
 }

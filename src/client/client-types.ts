@@ -40,6 +40,17 @@ export type ProblemCode =
   // `string & Record<never, never>` rather than `string`: editors still offer the known codes.
   | (string & Record<never, never>);
 
+/** Options of every call that acts (a POST). */
+export interface WriteOptions {
+  /**
+   * Sent as `Idempotency-Key` (1–255 visible ASCII characters, e.g. a UUID):
+   * the server answers a retry with the same key and request with the first
+   * answer; the same key with another request is 422 `Unprocessable`, and while
+   * the first still runs 409 `InProgress`.
+   */
+  idempotencyKey?: string | undefined;
+}
+
 /** An `application/problem+json` body (RFC 9457). */
 export interface Problem {
   type: string;

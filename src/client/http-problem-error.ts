@@ -7,7 +7,7 @@ import type { Problem, ProblemCode } from "./client-types.ts";
 
 export class TaskflowHttpError extends Error {
   override readonly name = "TaskflowHttpError";
-  /** The HTTP status (400, 401, 403, 404, 409, 413, 429, 500, 503 …). */
+  /** The HTTP status (400, 401, 403, 404, 409, 413, 422, 429, 500, 503 …). */
   readonly status: number;
   /** The stable catalogue code: `Validation`, `NotOpen`, `Conflict`, … */
   readonly code: ProblemCode;

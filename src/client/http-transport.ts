@@ -19,6 +19,8 @@ export interface HttpRequest {
   /** JSON-encoded when not undefined; no body at all when undefined. */
   body?: unknown;
   actorId?: string | undefined;
+  /** Sent as Idempotency-Key (POST only): a retry with the same key gets the first answer. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface HttpResponse<T> {
@@ -34,7 +36,14 @@ export function path(strings: TemplateStringsArray, ...ids: string[]): string {
   );
 }
 
-const OWN_HEADERS = new Set(["x-api-key", "x-actor-id", "x-tenant-id", "content-type"]);
+// Idempotency-Key too: a default one in `headers` would make every call a replay of the first.
+const OWN_HEADERS = new Set([
+  "x-api-key",
+  "x-actor-id",
+  "x-tenant-id",
+  "content-type",
+  "idempotency-key",
+]);
 
 export class HttpTransport {
   private readonly baseUrl: string;
@@ -92,6 +101,7 @@ export class HttpTransport {
     if (key !== undefined && key !== null) headers["x-api-key"] = key;
     if (this.tenantId !== undefined) headers["x-tenant-id"] = this.tenantId;
     if (req.actorId !== undefined) headers["x-actor-id"] = req.actorId;
+    if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;
     const init: RequestInit = { method: req.method, headers };
     if (req.body !== undefined) {
       headers["content-type"] = "application/json";

@@ -13,6 +13,10 @@ export const ErrorCodes = [
   "Conflict",
   "TooLarge",
   "RateLimited",
+  // Idempotency-Key (server/idempotency.ts): the first request with the key still runs,
+  // or the key was used with a different request.
+  "InProgress",
+  "Unprocessable",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

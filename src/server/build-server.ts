@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { openCoordination } from "../adapters/coordination/open-coordination.ts";
 import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
 import { isDevelopment } from "../config/config.ts";
@@ -29,6 +30,7 @@ import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
 import { requireHostHeader } from "./host-header.ts";
+import { installIdempotency } from "./idempotency.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
 import { installLoadShedding } from "./load-shedding.ts";
@@ -60,7 +62,10 @@ export interface BuildServerOptions {
   definitions?: DefinitionVersions | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
-  /** Locks, shared rate limits, idempotency keys and stored API keys; none: each process alone. */
+  /**
+   * Locks, shared rate limits, idempotency keys and stored API keys; none: a
+   * memory coordination of this server's own (each process alone).
+   */
   coordination?: Coordination | undefined;
   /**
    * Who exists (query `user`/`group`, a run's starter); defaults to the one the
@@ -126,6 +131,8 @@ export function buildServer({
     done();
   });
 
+  const shared = coordination ?? ownCoordination(app, config);
+
   registerOpenApi(app);
   void app.register(healthRoute);
   void app.register(readinessRoute, { checks: readiness });
@@ -138,8 +145,9 @@ export function buildServer({
         open: config.apiKeys.length === 0 && isDevelopment(config),
       }),
     );
-    installRateLimit(api, config);
+    installRateLimit(api, config, shared.limiters);
     api.addHook("preValidation", refuseUnstorableParams);
+    installIdempotency(api, shared.cache);
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });
@@ -152,4 +160,11 @@ export function buildServer({
     }
   });
   return app;
+}
+
+/** Memory coordination for a server built without one, closed with it. */
+function ownCoordination(app: FastifyInstance, config: TaskflowConfig): Coordination {
+  const own = openCoordination({ kind: "memory", keyPrefix: config.keyPrefix });
+  app.addHook("onClose", () => own.close());
+  return own;
 }

@@ -26,8 +26,10 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   NotFound: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' was not found",
   NotOpen: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' is done",
   Conflict: "process '0193a1b2-6f00-7c22-8f10-0a1b2c3d4e5f' is already completed",
+  InProgress: "a request with this Idempotency-Key is still in progress; retry later",
   TooLarge: "Request body is too large",
   UnsupportedMediaType: "a request body must be JSON sent with Content-Type: application/json",
+  Unprocessable: "this Idempotency-Key was used with a different request",
   RateLimited: "rate limit exceeded; retry after 1 s",
   Internal: "unexpected error; see the server log for request 0193a1b2-aa00-7000-8000-000000000001",
   Unavailable: "the database is unreachable",
@@ -88,4 +90,27 @@ export function apiErrors(opts: { body?: boolean }, ...own: ProblemCode[]) {
 /** A JSON success response with its description and an example. */
 export function jsonResponse(description: string, schema: object, example: unknown) {
   return { description, content: { "application/json": { schema, example } } };
+}
+
+interface ProblemResponse {
+  content?: Record<string, { schema?: { properties?: { code?: { enum?: ProblemCode[] } } } }>;
+}
+
+/**
+ * `responses` with `codes` added: a status the route already answers keeps its
+ * codes and gains the new ones (409 Conflict and InProgress in one entry).
+ */
+export function addProblemCodes(
+  responses: Readonly<Record<number, object>>,
+  codes: readonly ProblemCode[],
+): Record<number, object> {
+  const out: Record<number, object> = { ...responses };
+  for (const code of codes) {
+    const status = statusOf(code);
+    const known =
+      (out[status] as ProblemResponse | undefined)?.content?.[PROBLEM_CONTENT_TYPE]?.schema
+        ?.properties?.code?.enum ?? [];
+    out[status] = errorResponses([...known, code])[status]!;
+  }
+  return out;
 }

@@ -13,39 +13,42 @@
  * refused (401) without spending anyone's budget. Over the budget the request
  * is a 429 `RateLimited` problem with Retry-After (whole seconds).
  *
- * The limiter is in memory, per process: with N nodes the cluster admits up to
- * N times the budget (the configuration has no shared store such as Redis).
- * A limiter that fails (not "over budget" but an error) lets the request
+ * The counters live in the coordination backend (WF_COORDINATION: the store's
+ * database, Redis, or memory), as the rate limiter named "api": every node on
+ * one backend and key prefix spends one budget. A server built without a
+ * coordination (embedded in tests) counts in its own memory.
+ *
+ * A limiter that fails (not "over budget" but an error: the backend is down)
+ * follows WF_RATE_LIMIT_ON_ERROR. `open` (the default) lets the request
  * through and logs a warning at most once per WARN_INTERVAL_MS: a broken
- * limiter must not turn into an outage.
+ * limiter must not turn into an outage. `closed` refuses it with 503
+ * `Unavailable` and Retry-After, for deployments where an unmetered API costs
+ * more than a refused one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimit } from "../config/config.ts";
+import type { RateLimitFailure } from "../config/parse-coordination.ts";
 import { formatRateLimit } from "../config/parse-rate-limit.ts";
 import { TaskflowError } from "../domain/errors.ts";
 import { TENANT_PATTERN } from "../domain/limits.ts";
+import { UnavailableError } from "../domain/unavailable.ts";
+import type { RateLimiter, RateLimiters } from "../engine/coordination/rate-limiter.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 
-/** What the hook needs of a limiter; rate-limiter-flexible's limiters have it. */
-export interface Limiter {
-  /** Resolves while under budget; rejects with a RateLimiterRes when over it, an Error when broken. */
-  consume(key: string): Promise<unknown>;
-}
-
 export interface RateLimitSettings {
   rateLimit: Readonly<RateLimit> | null;
+  /** Default open. */
+  rateLimitOnError?: RateLimitFailure | undefined;
 }
+
+/** The limiter's name inside the key prefix: every node's hook uses this one. */
+export const API_LIMITER_NAME = "api";
 
 const TENANT = new RegExp(TENANT_PATTERN);
 /** Not a valid tenant id, so it cannot collide with one; such requests fail validation anyway. */
 const INVALID_TENANT = "~invalid";
 const WARN_INTERVAL_MS = 10_000;
-
-export function memoryLimiter(limit: Readonly<RateLimit>): Limiter {
-  return new RateLimiterMemory({ points: limit.points, duration: limit.durationSeconds });
-}
 
 /**
  * Adds the limiting hook to a scope (call it after the API-key hook). Does
@@ -54,36 +57,55 @@ export function memoryLimiter(limit: Readonly<RateLimit>): Limiter {
 export function installRateLimit(
   scope: FastifyInstance,
   settings: RateLimitSettings,
-  limiter?: Limiter,
+  limiters: RateLimiters,
 ): void {
   const limit = settings.rateLimit;
   if (!limit) return;
-  scope.addHook("onRequest", rateLimitHook(limit, limiter ?? memoryLimiter(limit)));
+  const limiter = limiters.limiter({
+    name: API_LIMITER_NAME,
+    points: limit.points,
+    windowMs: limit.durationSeconds * 1000,
+  });
+  scope.addHook("onRequest", rateLimitHook(limit, limiter, settings.rateLimitOnError ?? "open"));
 }
 
-export function rateLimitHook(limit: Readonly<RateLimit>, limiter: Limiter) {
+export function rateLimitHook(
+  limit: Readonly<RateLimit>,
+  limiter: RateLimiter,
+  onError: RateLimitFailure,
+) {
   const budget = formatRateLimit(limit);
   let lastWarnAt = -Infinity;
 
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     // Unset only if the key check did not run; count such requests together, never apart.
     const keyId = req.apiKeyId ?? NO_KEY_ID;
+    const tenant = tenantOf(req.headers["x-tenant-id"]);
+    let result;
     try {
-      await limiter.consume(`${keyId}|${tenantOf(req.headers["x-tenant-id"])}`);
+      // The counter lives in the tenant's namespace when it is a valid one; the key names both anyway.
+      const space = tenant === INVALID_TENANT ? DEFAULT_TENANT : tenant;
+      result = await limiter.consume(space, `${keyId}|${tenant}`);
     } catch (e) {
-      if (e instanceof RateLimiterRes) {
-        const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
-        void reply.header("retry-after", String(seconds));
-        throw new TaskflowError(
-          "RateLimited",
-          `rate limit of ${budget} per API key and tenant exceeded; retry after ${seconds} s`,
-        );
+      if (onError === "closed") {
+        throw new UnavailableError("the rate limiter's backend is unreachable; retry later", {
+          cause: e,
+        });
       }
       const now = Date.now();
       if (now - lastWarnAt >= WARN_INTERVAL_MS) {
         lastWarnAt = now;
         req.log.warn({ err: e }, "rate limiter failed; requests are let through");
       }
+      return;
+    }
+    if (!result.allowed) {
+      const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+      void reply.header("retry-after", String(seconds));
+      throw new TaskflowError(
+        "RateLimited",
+        `rate limit of ${budget} per API key and tenant exceeded; retry after ${seconds} s`,
+      );
     }
   };
 }

@@ -52,6 +52,9 @@ before(async () => {
       logLevel: "silent",
       users: "alice,dave,erin",
       groups: { clerks: ["bob", "carol"] },
+      // Not under test: a start that blocks the loop for a whole 1 s sample (a loaded machine)
+      // reads as "Infinity ms behind" to under-pressure, which then sheds the first requests.
+      maxEventLoopDelay: 0,
     },
   });
   tf = await createTaskflow(config, { workflows: [greet, hold] });
@@ -311,6 +314,31 @@ void describe("human tasks through the client", () => {
   void test("as() refuses an empty actor before any request", () => {
     assert.throws(() => client.as(""), TypeError);
     assert.throws(() => client.as(undefined as unknown as string), TypeError);
+  });
+
+  void test("idempotencyKey: a retried call gets the first answer; another request with it is Unprocessable", async () => {
+    const erin = client.as("erin");
+    const request = { processKey: "idem-client", vars: { n: 1 } };
+    const idempotencyKey = "client-order-1";
+    const first = await erin.startProcess(request, { idempotencyKey });
+    assert.deepEqual(await erin.startProcess(request, { idempotencyKey }), first);
+    const e = await httpError(erin.startProcess({ processKey: "other" }, { idempotencyKey }));
+    assert.equal(e.status, 422);
+    assert.equal(e.code, "Unprocessable");
+    const bad = await httpError(erin.claim("t", { idempotencyKey: "has space" }));
+    assert.equal(bad.code, "Validation");
+    // A default header cannot set one key for every call.
+    const withDefault = new TaskflowClient({
+      baseUrl,
+      apiKey: KEY,
+      headers: { "Idempotency-Key": "every-call" },
+    }).as("erin");
+    const a = await withDefault.startProcess(request);
+    const b = await withDefault.startProcess(request);
+    assert.notEqual(a.instanceId, b.instanceId);
+    const mine = await erin.listProcesses({ limit: 100 });
+    const started = mine.items.filter((i) => i.definitionKey === "idem-client");
+    assert.equal(started.length, 3, "one for the keyed pair, two without a key");
   });
 });
 

@@ -137,7 +137,7 @@ export async function openTestCoordination(
   }
 }
 
-async function deleteRedisPrefix(prefix: string): Promise<void> {
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
   const r = new Redis(REDIS_TEST_URL);
   try {
     let cursor = "0";

@@ -14,6 +14,8 @@ const EXPECTED_STATUS = {
   Conflict: 409,
   TooLarge: 413,
   RateLimited: 429,
+  InProgress: 409,
+  Unprocessable: 422,
 };
 
 function assertProblem(

@@ -147,7 +147,20 @@ void test("every operation: summary, description, typed responses with examples,
   const codesOf = (method: string, path: string, status: number) =>
     doc.paths[path][method].responses[status].content["application/problem+json"].schema.properties
       .code.enum;
-  assert.deepEqual(codesOf("post", "/v1/tasks/{id}/complete", 409), ["NotOpen", "Conflict"]);
+  assert.deepEqual(codesOf("post", "/v1/tasks/{id}/complete", 409), [
+    "NotOpen",
+    "Conflict",
+    "InProgress",
+  ]);
+  // Every POST takes Idempotency-Key and may answer its 409 InProgress and 422 Unprocessable.
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    const op = item.post;
+    if (op === undefined) continue;
+    const names = (op.parameters as Json[]).map((p: Json) => `${p.in}:${p.name}`);
+    assert.ok(names.includes("header:idempotency-key"), `${path}: Idempotency-Key`);
+    assert.ok(codesOf("post", path, 409).includes("InProgress"), `${path}: 409 InProgress`);
+    assert.deepEqual(codesOf("post", path, 422), ["Unprocessable"], `${path}: 422`);
+  }
   assert.deepEqual(codesOf("get", "/v1/runs/{id}", 404), ["NotFound"]);
   assert.equal(doc.paths["/v1/tasks"].get.responses["404"], undefined, "no 404 for a list");
 });

@@ -8,7 +8,8 @@ import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-con
 import { formatRateLimit, parseRateLimit } from "../../../src/config/parse-rate-limit.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";
 import { requireApiKey } from "../../../src/server/auth.ts";
-import { installRateLimit, type Limiter } from "../../../src/server/rate-limit.ts";
+import type { RateLimiter, RateLimiters } from "../../../src/engine/coordination/rate-limiter.ts";
+import { installRateLimit } from "../../../src/server/rate-limit.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
 const getTask = () => Promise.resolve(sampleTask());
@@ -113,7 +114,12 @@ void describe("rate limit over HTTP", () => {
 
   void test("limiter keys name the key by position and the tenant, never the key", async () => {
     const seen: string[] = [];
-    const recording: Limiter = { consume: (key) => (seen.push(key), Promise.resolve()) };
+    const recording = limitersOf({
+      consume: (tenant, key) => {
+        seen.push(`${tenant} ${key}`);
+        return Promise.resolve({ allowed: true, remaining: 1, retryAfterMs: 0 });
+      },
+    });
     const app = Fastify();
     installErrorHandling(app);
     app.addHook("onRequest", requireApiKey(["k0-0123456789abcdefghijkl", KEY]));
@@ -122,7 +128,7 @@ void describe("rate limit over HTTP", () => {
     await app.inject({ url: "/x", headers: { "x-api-key": KEY } });
     await app.inject({ url: "/x", headers: { "x-api-key": KEY, "x-tenant-id": "acme" } });
     await app.inject({ url: "/x", headers: { "x-api-key": KEY, "x-tenant-id": "bad tenant!" } });
-    assert.deepEqual(seen, ["key#2|default", "key#2|acme", "key#2|~invalid"]);
+    assert.deepEqual(seen, ["default key#2|default", "acme key#2|acme", "default key#2|~invalid"]);
     await app.close();
   });
 
@@ -131,9 +137,6 @@ void describe("rate limit over HTTP", () => {
     const logTo = new Writable({
       write: (c: Buffer, _e, done) => (logged.push(c.toString()), done()),
     });
-    const broken: Limiter = {
-      consume: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379")),
-    };
     const loggerInstance: FastifyBaseLogger = pino({ level: "info" }, logTo);
     const app = Fastify({ loggerInstance });
     installErrorHandling(app);
@@ -149,6 +152,35 @@ void describe("rate limit over HTTP", () => {
     assert.ok(!logged.join("").includes(KEY), "the key is never logged");
     await app.close();
   });
+});
+
+void test("on error closed: a failing limiter refuses with 503 Unavailable and Retry-After", async () => {
+  const app = Fastify();
+  installErrorHandling(app);
+  const settings = {
+    rateLimit: { points: 1, durationSeconds: 1 },
+    rateLimitOnError: "closed" as const,
+  };
+  installRateLimit(app, settings, broken);
+  app.get("/x", () => ({ ok: true }));
+  for (let i = 0; i < 3; i++) {
+    const r = await app.inject({ url: "/x", headers: { "x-api-key": KEY } });
+    assert.equal(r.statusCode, 503);
+    assert.equal(r.json<{ code: string }>().code, "Unavailable");
+    assert.equal(r.headers["retry-after"], "2");
+  }
+  await app.close();
+});
+
+function limitersOf(limiter: Pick<RateLimiter, "consume">): RateLimiters {
+  return {
+    limiter: () => ({ ...limiter, reset: () => Promise.resolve() }),
+    cleanup: () => Promise.resolve(0),
+  };
+}
+
+const broken = limitersOf({
+  consume: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:6379")),
 });
 
 const load = (o: LoadConfigOptions) => loadConfig({ env: { NODE_ENV: "development" }, ...o });
