@@ -45,11 +45,19 @@ export async function installLoadShedding(
     await scope.register(underPressure, {
       maxEventLoopDelay: settings.maxEventLoopDelay,
       // Sending here ends the request (under-pressure's documented use).
-      pressureHandler: (_req, reply, _type, value) =>
+      pressureHandler: (_req, reply, _type, value) => {
+        // Infinity is under-pressure's "no sample in the last interval": the loop was
+        // blocked for all of it (start-up compiling schemas and migrating, or one long
+        // stall) and is running again, since this request is being handled. There is no
+        // queue behind it to protect, and shedding for the next second only turned the
+        // first requests after start into 503s. Returning nothing lets the request on.
+        const ms = Number(value);
+        if (!Number.isFinite(ms)) return;
         shed(
           reply,
-          `the event loop is ${Math.round(Number(value))} ms behind (limit ${settings.maxEventLoopDelay} ms)`,
-        ),
+          `the event loop is ${Math.round(ms)} ms behind (limit ${settings.maxEventLoopDelay} ms)`,
+        );
+      },
     });
   }
   if (settings.maxInFlight > 0) limitInFlight(scope, settings.maxInFlight);

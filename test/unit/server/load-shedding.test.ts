@@ -113,6 +113,24 @@ void describe("load shedding", () => {
     }
   });
 
+  void test("after one stall that spans a whole sample (no delay measured), requests are served", async () => {
+    const app = await stubServer(
+      { getTask: () => Promise.resolve(sampleTask()) },
+      { overrides: { maxInFlight: 0, maxEventLoopDelay: 20 } },
+    );
+    try {
+      // 1.5 s without yielding, as a start-up that compiles schemas: under-pressure's
+      // 1 s sample then holds no measurement at all (it reports Infinity).
+      const until = performance.now() + 1500;
+      while (performance.now() < until);
+      await sleep(20); // its overdue sample runs
+      const r = await app.inject({ url: "/v1/tasks/t1", headers: authed() });
+      assert.equal(r.statusCode, 200, r.body);
+    } finally {
+      await app.close();
+    }
+  });
+
   void test("both limits off: nothing is shed", async () => {
     const g = gate();
     const app = await stubServer(
