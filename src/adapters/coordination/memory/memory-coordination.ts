@@ -3,9 +3,9 @@
  * embedded node). Nothing is shared with another process and nothing survives
  * a restart.
  */
-import { lazy } from "../lazy.ts";
 import type { Coordination } from "../../../engine/coordination/coordination.ts";
 import type { MemoryContext } from "../coordination-context.ts";
+import { lazyCoordination } from "../lazy-coordination.ts";
 import { memoryLocks } from "./memory-locks.ts";
 import { memoryOneTimeCodes } from "./memory-one-time-codes.ts";
 import { memoryOpaqueTokens } from "./memory-opaque-tokens.ts";
@@ -13,29 +13,13 @@ import { memoryRateLimiters } from "./memory-rate-limiters.ts";
 import { memoryTtlCache } from "./memory-ttl-cache.ts";
 
 export function memoryCoordination(ctx: MemoryContext): Coordination {
-  const locks = lazy(() => memoryLocks(ctx));
-  const limiters = lazy(() => memoryRateLimiters(ctx));
-  const cache = lazy(() => memoryTtlCache(ctx));
-  const codes = lazy(() => memoryOneTimeCodes(ctx, limiters.get()));
-  const tokens = lazy(() => memoryOpaqueTokens(ctx));
-  return {
+  return lazyCoordination({
     backend: "memory",
-    get locks() {
-      return locks.get();
-    },
-    get limiters() {
-      return limiters.get();
-    },
-    get cache() {
-      return cache.get();
-    },
-    get codes() {
-      return codes.get();
-    },
-    get tokens() {
-      return tokens.get();
-    },
+    locks: () => memoryLocks(ctx),
+    limiters: () => memoryRateLimiters(ctx),
+    cache: () => memoryTtlCache(ctx),
+    codes: (limiters) => memoryOneTimeCodes(ctx, limiters),
+    tokens: () => memoryOpaqueTokens(ctx),
     ping: () => Promise.resolve(),
-    close: () => locks.built()?.close() ?? Promise.resolve(),
-  };
+  });
 }

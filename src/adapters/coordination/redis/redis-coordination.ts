@@ -5,7 +5,7 @@
  * stays the host's.
  */
 import type { Redis } from "ioredis";
-import { lazy } from "../lazy.ts";
+import { lazyCoordination } from "../lazy-coordination.ts";
 import type { Coordination } from "../../../engine/coordination/coordination.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { redisLocks } from "./redis-locks.ts";
@@ -15,36 +15,18 @@ import { redisRateLimiters } from "./redis-rate-limiters.ts";
 import { redisTtlCache } from "./redis-ttl-cache.ts";
 
 export function redisCoordination(ctx: RedisContext & { ownsConnection: boolean }): Coordination {
-  const locks = lazy(() => redisLocks(ctx));
-  const limiters = lazy(() => redisRateLimiters(ctx));
-  const cache = lazy(() => redisTtlCache(ctx));
-  const codes = lazy(() => redisOneTimeCodes(ctx, limiters.get()));
-  const tokens = lazy(() => redisOpaqueTokens(ctx));
-  return {
+  return lazyCoordination({
     backend: "redis",
-    get locks() {
-      return locks.get();
-    },
-    get limiters() {
-      return limiters.get();
-    },
-    get cache() {
-      return cache.get();
-    },
-    get codes() {
-      return codes.get();
-    },
-    get tokens() {
-      return tokens.get();
-    },
+    locks: () => redisLocks(ctx),
+    limiters: () => redisRateLimiters(ctx),
+    cache: () => redisTtlCache(ctx),
+    codes: (limiters) => redisOneTimeCodes(ctx, limiters),
+    tokens: () => redisOpaqueTokens(ctx),
     async ping() {
       await ctx.redis.ping();
     },
-    async close() {
-      await locks.built()?.close();
-      if (ctx.ownsConnection) await closeQuietly(ctx.redis);
-    },
-  };
+    closeRest: () => (ctx.ownsConnection ? closeQuietly(ctx.redis) : Promise.resolve()),
+  });
 }
 
 async function closeQuietly(redis: Redis): Promise<void> {

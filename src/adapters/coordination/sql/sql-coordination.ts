@@ -5,7 +5,7 @@
  * connections. The Kysely instance is the store's: this never closes it.
  */
 import { sql } from "kysely";
-import { lazy } from "../lazy.ts";
+import { lazyCoordination } from "../lazy-coordination.ts";
 import type { Coordination } from "../../../engine/coordination/coordination.ts";
 import type { SqlContext } from "../coordination-context.ts";
 import { sqlLocks } from "./sql-locks.ts";
@@ -15,31 +15,15 @@ import { sqlRateLimiters } from "./sql-rate-limiters.ts";
 import { sqlTtlCache } from "./sql-ttl-cache.ts";
 
 export function sqlCoordination(ctx: SqlContext): Coordination {
-  const locks = lazy(() => sqlLocks(ctx));
-  const limiters = lazy(() => sqlRateLimiters(ctx));
-  const cache = lazy(() => sqlTtlCache(ctx));
-  const codes = lazy(() => sqlOneTimeCodes(ctx, limiters.get()));
-  const tokens = lazy(() => sqlOpaqueTokens(ctx));
-  return {
+  return lazyCoordination({
     backend: ctx.backend,
-    get locks() {
-      return locks.get();
-    },
-    get limiters() {
-      return limiters.get();
-    },
-    get cache() {
-      return cache.get();
-    },
-    get codes() {
-      return codes.get();
-    },
-    get tokens() {
-      return tokens.get();
-    },
+    locks: () => sqlLocks(ctx),
+    limiters: () => sqlRateLimiters(ctx),
+    cache: () => sqlTtlCache(ctx),
+    codes: (limiters) => sqlOneTimeCodes(ctx, limiters),
+    tokens: () => sqlOpaqueTokens(ctx),
     async ping() {
       await sql`select 1`.execute(ctx.db);
     },
-    close: () => locks.built()?.close() ?? Promise.resolve(),
-  };
+  });
 }
