@@ -3,13 +3,21 @@
  * list runs, send a signal, request cancellation.
  */
 import type { FastifyInstance } from "fastify";
-import { RunStatuses, type Run, type RunEvent, type RunStatus } from "../domain/run.ts";
-import type { RunEventJson } from "../domain/run-event.ts";
+import { RunStatuses, type Run, type RunStatus } from "../domain/run.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { Directory } from "../engine/ports.ts";
-import { hideStack, withoutStack } from "./failure-stacks.ts";
 import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import {
+  accepted,
+  acceptedExample,
+  anyJson,
+  historySchema,
+  nullableString,
+  runIdParams,
+  runSchema,
+} from "./run-schemas.ts";
+import { eventView, runView } from "./run-views.ts";
 import { optionalBody } from "./json-body.ts";
 import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import {
@@ -40,130 +48,6 @@ export interface RunRouteOptions {
   /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
   exposeErrorStacks?: boolean | undefined;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
-const nullableString = { type: ["string", "null"] } as const;
-
-/** Run input and output: no schema of their own, they belong to the workflow. */
-const anyJson = (what: string) => ({
-  description: `${what}: any JSON value (object, array, string, number, boolean or null).`,
-});
-
-/** A run's `error`: the persisted WorkflowFailure (domain/workflow-failure.ts), or null. */
-const failureSchema = {
-  type: ["object", "null"],
-  description:
-    "null unless the run failed or was cancelled, or is waiting blocked by non-determinism: " +
-    "then the recorded failure.",
-  properties: {
-    name: { type: "string", description: "The error's name, e.g. NonRetryableError." },
-    message: { type: "string" },
-    stack: {
-      type: ["string", "null"],
-      description: "null unless the server exposes stacks (WF_EXPOSE_STACKS).",
-    },
-    nonRetryable: { type: "boolean", description: "True when retrying cannot help." },
-    type: {
-      type: "string",
-      description: 'The engine\'s own failures: "cancelled", "timeout" or "nondeterminism".',
-    },
-  },
-  additionalProperties: true,
-} as const;
-
-export function runView(r: Run, exposeStacks = false) {
-  return {
-    runId: r.id,
-    workflow: r.workflow,
-    status: r.status,
-    input: r.input ?? null,
-    output: r.output ?? null,
-    error: exposeStacks ? (r.error ?? null) : hideStack(r.error ?? null),
-    rootInstanceId: r.rootInstanceId,
-    parentRunId: r.parentRunId,
-    startedBy: r.startedBy,
-    cancelRequested: r.cancelRequested,
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt),
-  };
-}
-
-export function eventView(e: RunEvent, exposeStacks = false): RunEventJson {
-  const shown = exposeStacks ? e : withoutStack(e);
-  return { ...shown, at: iso(shown.at) };
-}
-
-const runSchema = {
-  type: "object",
-  required: [
-    "runId",
-    "workflow",
-    "status",
-    "input",
-    "output",
-    "error",
-    "rootInstanceId",
-    "parentRunId",
-    "startedBy",
-    "cancelRequested",
-    "createdAt",
-    "updatedAt",
-  ],
-  properties: {
-    runId: { type: "string" },
-    workflow: { type: "string" },
-    status: { type: "string", enum: RunStatuses },
-    input: anyJson("The start input (null when none was given)"),
-    output: anyJson("The workflow's return value once completed, else null"),
-    error: failureSchema,
-    rootInstanceId: nullableString,
-    parentRunId: nullableString,
-    startedBy: {
-      ...nullableString,
-      description:
-        "The actor who started the run; a child run: its parent's starter. null only for a " +
-        "run stored before starters were recorded that has no root instance.",
-    },
-    cancelRequested: { type: "boolean" },
-    createdAt: { type: "string", format: "date-time" },
-    updatedAt: { type: "string", format: "date-time" },
-  },
-} as const;
-
-const historySchema = {
-  type: "object",
-  required: ["items"],
-  properties: {
-    items: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["seq", "type", "name", "at", "data"],
-        properties: {
-          seq: { type: "integer" },
-          type: { type: "string" },
-          name: nullableString,
-          at: { type: "string", format: "date-time" },
-          data: anyJson("The recorded value (see docs/api.md, History event), or null"),
-        },
-      },
-    },
-  },
-} as const;
-
-const runIdParams = {
-  type: "object",
-  required: ["id"],
-  properties: { id: idSchema },
-} as const;
-
-const accepted = {
-  type: "object",
-  required: ["runId", "status"],
-  properties: { runId: { type: "string" }, status: { type: "string", enum: RunStatuses } },
-} as const;
-
-const acceptedExample = { runId: "order-1042", status: "waiting" };
 
 interface StartBody {
   input?: unknown;
