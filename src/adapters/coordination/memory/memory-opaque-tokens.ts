@@ -14,7 +14,15 @@ import type {
 import { checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
-import { checkIssue, checkPresented } from "../token-rules.ts";
+import {
+  checkIssue,
+  checkPresented,
+  forgetAt,
+  isExpired,
+  isLive,
+  listingState,
+  type TokenState,
+} from "../token-rules.ts";
 
 interface TokenRecord {
   info: TokenInfo;
@@ -24,9 +32,6 @@ interface TokenRecord {
   retiredAt: number | null;
   revokedAt: number | null;
 }
-
-/** Retired and revoked tokens are kept a day, so reuse of a rotated token is still recognised. */
-const KEEP_DEAD_MS = 24 * 3600_000;
 
 export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
   const byId = new Map<string, TokenRecord>();
@@ -55,9 +60,13 @@ export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
     const r = id === undefined ? undefined : byId.get(id);
     return r !== undefined && r.tenant === tenant && r.info.purpose === purpose ? r : undefined;
   };
-  const expired = (r: TokenRecord, now = Date.now()) =>
-    r.info.expiresAt !== null && r.info.expiresAt.getTime() <= now;
-  const live = (r: TokenRecord) => r.retiredAt === null && r.revokedAt === null && !expired(r);
+  const stateOf = (r: TokenRecord): TokenState => ({
+    expiresAt: r.info.expiresAt?.getTime() ?? null,
+    retiredAt: r.retiredAt,
+    revokedAt: r.revokedAt,
+  });
+  const expired = (r: TokenRecord) => isExpired(stateOf(r), Date.now());
+  const live = (r: TokenRecord) => isLive(stateOf(r), Date.now());
   const revokeFamily = (tenant: string, familyId: string) => {
     let n = 0;
     const now = Date.now();
@@ -69,15 +78,6 @@ export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
     }
     return n;
   };
-
-  const stateOf = (r: TokenRecord): TokenListing["state"] =>
-    r.revokedAt !== null
-      ? "revoked"
-      : r.retiredAt !== null
-        ? "retired"
-        : expired(r)
-          ? "expired"
-          : "live";
 
   // Every method rejects on bad input, as on every backend (never a synchronous throw).
   const later = <T>(fn: () => T): Promise<T> => Promise.resolve().then(fn);
@@ -137,7 +137,7 @@ export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
         checkKey("purpose", purpose);
         return [...byId.values()]
           .filter((r) => r.tenant === tenant && r.info.purpose === purpose)
-          .map((r) => ({ ...r.info, state: stateOf(r) }))
+          .map((r): TokenListing => ({ ...r.info, state: listingState(stateOf(r), Date.now()) }))
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
       });
     },
@@ -148,8 +148,8 @@ export function memoryOpaqueTokens(_ctx: MemoryContext): OpaqueTokens {
         let removed = 0;
         for (const [id, r] of byId) {
           if (removed >= maxEntries) break;
-          const deadSince = r.revokedAt ?? r.retiredAt ?? r.info.expiresAt?.getTime() ?? null;
-          if (deadSince !== null && deadSince <= now - KEEP_DEAD_MS) {
+          const forget = forgetAt(stateOf(r));
+          if (forget !== null && forget <= now) {
             byId.delete(id);
             idByHash.delete(r.hash);
             removed++;

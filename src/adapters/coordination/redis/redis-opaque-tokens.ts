@@ -16,6 +16,8 @@ import type {
   TokenListing,
 } from "../../../engine/coordination/opaque-tokens.ts";
 import {
+  checkIssue,
+  checkPresented,
   checkCleanup,
   checkFamily,
   checkScope,
@@ -24,9 +26,8 @@ import {
   listingState,
   parseData,
   TOKEN_KEEP_MS,
-} from "../opaque-token-parts.ts";
+} from "../token-rules.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
-import { checkIssue, checkPresented } from "../token-rules.ts";
 import { redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
 
 /** A script on the shared connection; transport failures become UnavailableError. */

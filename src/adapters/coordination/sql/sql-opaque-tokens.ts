@@ -19,6 +19,8 @@ import type {
   TokenListing,
 } from "../../../engine/coordination/opaque-tokens.ts";
 import {
+  checkIssue,
+  checkPresented,
   checkCleanup,
   checkFamily,
   checkScope,
@@ -30,9 +32,8 @@ import {
   parseData,
   TOKEN_KEEP_MS,
   type TokenState,
-} from "../opaque-token-parts.ts";
+} from "../token-rules.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
-import { checkIssue, checkPresented } from "../token-rules.ts";
 
 const TABLE = "coordination_tokens";
 /** Ids per DELETE: under SQLite's oldest limit of 999 parameters. */
