@@ -5,11 +5,9 @@
  * the life of the process.
  */
 import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
-import { checkDuration, checkKey, checkTenant } from "../check-input.ts";
+import { checkDuration } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
-import { checkIsCurrent } from "../lock-handle.ts";
-
-const DEFAULT_LEASE_MS = 30_000;
+import { checkAcquire, checkIsCurrent } from "../lock-handle.ts";
 
 interface Grant {
   readonly token: bigint;
@@ -31,13 +29,9 @@ class MemoryLocks implements Locks {
   async acquire(
     tenant: string,
     name: string,
-    options: AcquireOptions = {},
+    options?: AcquireOptions,
   ): Promise<LockHandle | null> {
-    const { waitMs = 0, leaseMs = DEFAULT_LEASE_MS } = options;
-    checkTenant(tenant);
-    checkKey("lock name", name);
-    checkDuration("waitMs", waitMs, true);
-    checkDuration("leaseMs", leaseMs);
+    const { waitMs, leaseMs } = checkAcquire(tenant, name, options);
     const key = `${this.prefix}${tenant}\u0000${name}`;
     const deadline = Date.now() + waitMs;
     for (;;) {

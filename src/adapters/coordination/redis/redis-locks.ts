@@ -14,7 +14,7 @@ import type { Redis } from "ioredis";
 import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent, LeasedLock, tryUntil } from "../lock-handle.ts";
-import { luaScript, redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
+import { luaScript, redisCall, runScript, type LuaScript } from "./redis-calls.ts";
 
 /** KEYS: lock, fence. ARGV: owner, lease ms. The new token (as text), or nil when held. */
 const ACQUIRE = luaScript(`

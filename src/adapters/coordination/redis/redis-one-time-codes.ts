@@ -24,7 +24,7 @@ import { checkPoints } from "../check-input.ts";
 import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
 import { codeSlot } from "../code-slot.ts";
 import { codeHash, newCode, newSalt, sameDigest } from "../secrets.ts";
-import { luaScript, redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
+import { luaScript, redisCall, runScript, type LuaScript } from "./redis-calls.ts";
 
 /** A script on the shared connection; transport failures become UnavailableError. */
 const script = (

@@ -28,7 +28,7 @@ import {
   TOKEN_KEEP_MS,
 } from "../token-rules.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";
-import { redisCall, runScript, type LuaScript } from "./redis-counter-cache-calls.ts";
+import { redisCall, runScript, type LuaScript } from "./redis-calls.ts";
 
 /** A script on the shared connection; transport failures become UnavailableError. */
 const script = (

@@ -31,7 +31,7 @@ import type {
 import { checkPoints } from "../check-input.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { consumeInput, limiterSpec, type LimiterSpec } from "../rate-limit-windows.ts";
-import { luaScript, redisCall, runScript } from "./redis-counter-cache-calls.ts";
+import { luaScript, redisCall, runScript } from "./redis-calls.ts";
 
 const NOW = `
 local t = redis.call('TIME')

@@ -15,7 +15,7 @@
  * script, so scripts build those key names from the base: fine on one Redis
  * or a Sentinel group; Redis Cluster would need every key in one slot.
  */
-import { luaScript } from "./redis-counter-cache-calls.ts";
+import { luaScript } from "./redis-calls.ts";
 
 /** Lua helpers every script starts with. */
 const COMMON = `

@@ -13,7 +13,7 @@ import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { jsonText } from "../json-text.ts";
-import { luaScript, redisCall, runScript } from "./redis-counter-cache-calls.ts";
+import { luaScript, redisCall, runScript } from "./redis-calls.ts";
 
 const COMPARE_AND_SET = luaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -1,6 +1,7 @@
 /**
- * How the Redis rate limiters and TTL cache call Redis: the first call dials a
- * lazy connection, and a Redis that cannot be reached is UnavailableError.
+ * How every Redis primitive (locks, rate limiters, TTL cache, codes, tokens)
+ * calls Redis: the first call dials a lazy connection, and a Redis that cannot
+ * be reached is UnavailableError.
  *
  * The shared connection is lazy and has no offline queue (a command while
  * Redis is down fails at once instead of waiting in memory). Without an
