@@ -1,0 +1,362 @@
+/**
+ * Real processes running a published definition (a code step, a user task, a
+ * durable timer, another code step) while the process executing the runs is
+ * killed with SIGKILL, 20 times. Every one of the 200 processes must end, and
+ * no code step whose completion a run recorded may run again: executions are
+ * counted in a side file the steps write (support/definition-crash-steps.ts).
+ *
+ * PostgreSQL and MariaDB: an API node (`serve --no-worker`) that is never
+ * killed, and two `taskflow worker --workflows` processes, one of them killed
+ * and replaced each time. SQLite: one process per file, so the single node
+ * (`serve --workflows`) is killed and restarted; requests wait for it.
+ */
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import {
+  backendTestOptions,
+  backends,
+  createTestDatabase,
+  type Backend,
+} from "../support/backends.ts";
+import { startServer, type ServerProcess } from "../support/server-process.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const STEPS = "test/durable/support/definition-crash-steps.ts";
+const KEY = "crash-key-0123456789abcdefghijkl";
+const RUNS = 200;
+const KILLS = 20;
+/** Kills aim at a process running a step (see the kill loop); a quarter must catch one. */
+const MIN_HITS = Math.ceil(KILLS / 4);
+const USER = "alice";
+
+const DEFINITION = {
+  key: "crash-flow",
+  name: "Crash flow",
+  vars: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
+  start: "prepare",
+  states: {
+    prepare: {
+      type: "call",
+      step: "crash-prepare",
+      input: "{ 'n': vars.n }",
+      resultVar: "prepared",
+      next: "review",
+    },
+    review: { type: "userTask", assignee: { user: USER }, title: "Review {{ vars.n }}", next: "cool" },
+    // Longer than the runtime's in-memory wait (1 s): a durable timer, suspended and claimed again.
+    cool: { type: "timer", duration: "1500ms", next: "settle" },
+    settle: {
+      type: "call",
+      step: "crash-settle",
+      input: "{ 'prepared': vars.prepared }",
+      resultVar: "settled",
+      next: "done",
+    },
+    done: { type: "end" },
+  },
+};
+
+const env = (url: string, stepLog: string) => ({
+  DATABASE_URL: url,
+  NODE_ENV: "production",
+  WF_API_KEYS: KEY,
+  LOG_LEVEL: "silent",
+  TF_STEP_LOG: stepLog,
+  // Not a load test: on a busy shared machine the delay check would shed requests (503).
+  WF_MAX_EVENT_LOOP_DELAY: "0",
+});
+
+/** The step log, read back: starts per idempotency key, and which process started and ended what. */
+interface StepLog {
+  starts: Map<string, number[]>;
+  ends: Set<string>;
+  startedBy: Map<number, Set<string>>;
+  endedBy: Map<number, Set<string>>;
+}
+
+function readStepLog(file: string): StepLog {
+  const log: StepLog = { starts: new Map(), ends: new Set(), startedBy: new Map(), endedBy: new Map() };
+  if (!existsSync(file)) return log;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const [what, key, at, pid] = line.split(" ");
+    if (key === undefined || at === undefined || pid === undefined) continue; // the last, empty line
+    const by = what === "start" ? log.startedBy : log.endedBy;
+    by.set(Number(pid), (by.get(Number(pid)) ?? new Set()).add(key));
+    if (what === "start") log.starts.set(key, [...(log.starts.get(key) ?? []), Number(at)]);
+    else log.ends.add(key);
+  }
+  return log;
+}
+
+/** The steps process `pid` started and has not finished (all it ever will, once it is dead). */
+function inFlight(log: StepLog, pid: number): string[] {
+  const ended = log.endedBy.get(pid) ?? new Set<string>();
+  return [...(log.startedBy.get(pid) ?? [])].filter((k) => !ended.has(k));
+}
+
+interface Victim {
+  pid: number;
+  proc: ChildProcess;
+}
+
+/**
+ * The processes of one test: where requests go, and the ones that execute runs
+ * (the kill targets). Any exit the test did not cause fails it, since the
+ * survivors would otherwise hide it by finishing the work.
+ */
+class Cluster {
+  readonly unexpectedExits: string[] = [];
+  private readonly killedByUs = new Set<ChildProcess>();
+  private api: ServerProcess | undefined;
+  readonly executors: Victim[] = [];
+
+  constructor(
+    private readonly b: Backend,
+    private readonly url: string,
+    private readonly stepLog: string,
+  ) {}
+
+  private watch(proc: ChildProcess, what: string, stderr: () => string): void {
+    proc.once("exit", (code, signal) => {
+      if (!this.killedByUs.has(proc))
+        this.unexpectedExits.push(`${what} ${proc.pid} exited (${code}, ${signal}): ${stderr()}`);
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.b.name === "sqlite") return this.addSqliteNode();
+    this.api = await startServer(env(this.url, this.stepLog), ["--no-worker", "--workflows", STEPS]);
+    this.watch(this.api.proc, "api node", this.api.stderr);
+    await this.addWorker();
+    await this.addWorker();
+  }
+
+  private async addSqliteNode(): Promise<void> {
+    const node = await startServer(env(this.url, this.stepLog), ["--workflows", STEPS]);
+    this.watch(node.proc, "node", node.stderr);
+    this.api = node;
+    this.executors.push({ pid: node.pid, proc: node.proc });
+  }
+
+  private async addWorker(): Promise<void> {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "worker", "--workflows", STEPS],
+      { cwd: root, env: { ...process.env, ...env(this.url, this.stepLog) }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        if (d.toString().includes("worker")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`worker exited ${code}: ${err}`)));
+    });
+    this.watch(child, "worker", () => err);
+    this.executors.push({ pid: child.pid!, proc: child });
+  }
+
+  /** kill -9 of an executor (a busy one if `busy` names any), then its replacement; the victim's pid. */
+  async killOne(busy: readonly number[]): Promise<number> {
+    const pool = this.executors.filter((e) => busy.includes(e.pid));
+    const from = pool.length > 0 ? pool : this.executors;
+    const victim = from[Math.floor(Math.random() * from.length)]!;
+    this.executors.splice(this.executors.indexOf(victim), 1);
+    this.killedByUs.add(victim.proc);
+    const gone = new Promise((r) => victim.proc.once("exit", (_c, signal) => r(signal)));
+    victim.proc.kill("SIGKILL");
+    const signal = await Promise.race([gone, sleep(5_000, "still running")]);
+    assert.equal(signal, "SIGKILL", `${victim.pid} was not killed by SIGKILL`);
+    if (this.b.name === "sqlite") {
+      this.api = undefined;
+      await this.addSqliteNode();
+    } else await this.addWorker();
+    return victim.pid;
+  }
+
+  /** A request to the API node; null while there is none (SQLite, between a kill and the restart) or it failed. */
+  async request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any } | null> {
+    const api = this.api;
+    if (api === undefined) return null;
+    try {
+      const r = await fetch(`http://127.0.0.1:${api.port}${path}`, {
+        method,
+        headers: {
+          "x-api-key": KEY,
+          "x-actor-id": USER,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const text = await r.text();
+      return { status: r.status, body: text === "" ? null : JSON.parse(text) };
+    } catch {
+      return null; // the node died under the request: the caller asks again
+    }
+  }
+
+  /** Retries until the API answers (a kill on SQLite takes the API down with it), for at most 60 s. */
+  async call(method: string, path: string, body?: unknown): Promise<any> {
+    for (const until = Date.now() + 60_000; ; await sleep(100)) {
+      const r = await this.request(method, path, body);
+      if (r !== null && r.status < 500) {
+        assert.ok(r.status < 400, `${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body;
+      }
+      assert.ok(Date.now() < until, `${method} ${path}: no answer for 60 s`);
+    }
+  }
+
+  assertNoUnexpectedExit(): void {
+    assert.deepEqual(this.unexpectedExits, [], "a process died without being killed");
+  }
+
+  stop(): void {
+    for (const p of [this.api?.proc, ...this.executors.map((e) => e.proc)]) {
+      if (p === undefined) continue;
+      this.killedByUs.add(p);
+      p.kill("SIGKILL");
+    }
+  }
+}
+
+/**
+ * Completes the user's open tasks as they appear, until stopped. Tolerates the
+ * API going away and a task finished meanwhile (409): it asks again later.
+ */
+function completer(cluster: Cluster): { stop(): Promise<number> } {
+  let running = true;
+  let completed = 0;
+  const loop = (async () => {
+    while (running) {
+      const page = await cluster.request("GET", `/v1/tasks?user=${USER}&limit=100`);
+      const items: { id: string }[] = page?.status === 200 ? page.body.items : [];
+      for (const t of items) {
+        const r = await cluster.request("POST", `/v1/tasks/${t.id}/complete`, {});
+        if (r?.status === 200) completed++;
+      }
+      if (items.length === 0) await sleep(100);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return completed;
+    },
+  };
+}
+
+function suite(b: Backend) {
+  describe(`a published definition under kill -9 on ${b.name}`, async () => {
+    const options = await backendTestOptions(b);
+    it(
+      `${KILLS} kill -9 while ${RUNS} processes run (code step, user task, timer, code step): all end, no recorded step runs again`,
+      { ...options, timeout: 180_000 },
+      async () => {
+        const db = await createTestDatabase(b);
+        const dir = mkdtempSync(join(tmpdir(), "tf-def-crash-"));
+        const stepLog = join(dir, "steps.log");
+        const cluster = new Cluster(b, db.url, stepLog);
+        const tasks = completer(cluster);
+        const runIds: string[] = [];
+        const victims: number[] = [];
+        try {
+          await cluster.start();
+          const published = await cluster.call("POST", `/v1/definitions/${DEFINITION.key}/publish`, DEFINITION);
+          assert.equal(published.version, 1);
+          const startOne = async () => {
+            const n = runIds.length;
+            const r = await cluster.call("POST", "/v1/processes", { processKey: DEFINITION.key, vars: { n } });
+            assert.equal(typeof r.runId, "string", JSON.stringify(r));
+            runIds.push(r.runId as string);
+          };
+          const perKill = Math.ceil(RUNS / KILLS);
+          for (let kills = 0; kills < KILLS; kills++) {
+            for (let j = 0; j < perKill && runIds.length < RUNS; j++) await startOne();
+            await sleep(300 + Math.random() * 500);
+            // A kill that catches no step in flight proves nothing about recovery: wait
+            // (at most a couple of seconds) for an executor to be running one.
+            let busy: number[] = [];
+            for (const until = Date.now() + 2_000; Date.now() < until; await sleep(10)) {
+              const log = readStepLog(stepLog);
+              busy = cluster.executors.map((e) => e.pid).filter((pid) => inFlight(log, pid).length > 0);
+              if (busy.length > 0) break;
+            }
+            cluster.assertNoUnexpectedExit();
+            victims.push(await cluster.killOne(busy));
+          }
+          while (runIds.length < RUNS) await startOne();
+
+          const finals = new Map<string, any>();
+          for (const until = Date.now() + 60_000; finals.size < RUNS; await sleep(250)) {
+            cluster.assertNoUnexpectedExit();
+            for (const id of runIds.filter((x) => !finals.has(x))) {
+              const run = await cluster.call("GET", `/v1/runs/${id}`);
+              if (["completed", "failed", "cancelled"].includes(run.status)) finals.set(id, run);
+            }
+            assert.ok(Date.now() < until, `only ${finals.size}/${RUNS} processes ended within 60 s`);
+          }
+          const completedTasks = await tasks.stop();
+          cluster.assertNoUnexpectedExit();
+          for (const [id, run] of finals) {
+            assert.equal(run.status, "completed", `${id}: ${JSON.stringify(run.error)}`);
+          }
+          assert.ok(completedTasks >= RUNS, `${completedTasks} tasks completed for ${RUNS} processes`);
+
+          // Executions (the side file) against recorded completions (the runs' histories).
+          const log = readStepLog(stepLog);
+          let recorded = 0;
+          let rerun = 0;
+          for (const [i, id] of runIds.entries()) {
+            const history: { seq: number; type: string; at: string; data: any }[] = (
+              await cluster.call("GET", `/v1/runs/${id}/history`)
+            ).items;
+            const steps = history.filter((e) => e.type === "step");
+            assert.equal(steps.length, 2, `${id}: two code steps recorded`);
+            assert.deepEqual(
+              steps.map((e) => e.data.result),
+              [2 * i, 2 * i + 1],
+              `${id}: the steps' results`,
+            );
+            for (const e of steps) {
+              recorded++;
+              const key = `${id}:${e.data.ref ?? e.seq}`;
+              const starts = log.starts.get(key) ?? [];
+              assert.ok(starts.length >= 1, `${key}: recorded but never executed`);
+              assert.ok(log.ends.has(key), `${key}: recorded but no execution finished`);
+              if (starts.length > 1) rerun++;
+              for (const t of starts)
+                assert.ok(t <= Date.parse(e.at), `${key} ran again after its completion was recorded`);
+            }
+          }
+          const executions = [...log.starts.values()].reduce((s, x) => s + x.length, 0);
+          assert.equal(log.starts.size, recorded, "every execution belongs to a recorded step");
+          // A step runs again only when a kill caught it in flight: its result was never recorded.
+          const caught = new Set(victims.flatMap((pid) => inFlight(log, pid)));
+          for (const [key, starts] of log.starts)
+            if (starts.length > 1) assert.ok(caught.has(key), `${key} ran ${starts.length} times, never caught by a kill`);
+          const hits = victims.filter((pid) => inFlight(log, pid).length > 0).length;
+          assert.ok(hits >= MIN_HITS, `only ${hits} of ${KILLS} kills caught a step in flight`);
+          console.log(
+            `# ${b.name}: ${RUNS} processes, ${KILLS} kill -9 (${hits} caught ${caught.size} steps in flight); ${recorded} recorded steps, ${executions} executions, ${rerun} ran twice, none after being recorded`,
+          );
+        } finally {
+          await Promise.race([tasks.stop(), sleep(5_000)]);
+          cluster.stop();
+          await db.drop();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
+  });
+}
+
+for (const b of backends) suite(b);

@@ -1,0 +1,31 @@
+/**
+ * The code steps of the definition crash test, loaded by `taskflow serve|worker
+ * --workflows`. Each execution appends "start|end <idempotencyKey> <ms> <pid>"
+ * to $TF_STEP_LOG (a side file no kill can roll back), so the test counts how
+ * often each step ran across processes and kill -9s, and compares that with
+ * the completions the runs recorded.
+ */
+import { appendFileSync } from "node:fs";
+import { registerStep } from "taskflow";
+
+const log = (what: "start" | "end", key: string) => {
+  const file = process.env.TF_STEP_LOG;
+  if (file) appendFileSync(file, `${what} ${key} ${Date.now()} ${process.pid}\n`);
+};
+
+/** Long enough that a kill catches some in flight, short enough for 200 runs. */
+const work = () => new Promise((r) => setTimeout(r, 40 + Math.floor(Math.random() * 120)));
+
+registerStep("crash-prepare", async (input, { idempotencyKey }) => {
+  log("start", idempotencyKey);
+  await work();
+  log("end", idempotencyKey);
+  return (input as { n: number }).n * 2;
+});
+
+registerStep("crash-settle", async (input, { idempotencyKey }) => {
+  log("start", idempotencyKey);
+  await work();
+  log("end", idempotencyKey);
+  return (input as { prepared: number }).prepared + 1;
+});
