@@ -57,7 +57,13 @@ export class ShiftedClock {
 export interface ExampleApp {
   readonly tf: Taskflow;
   readonly clock: ShiftedClock;
-  request(actor: string, method: string, url: string, body?: unknown, type?: string): Promise<Reply>;
+  request(
+    actor: string,
+    method: string,
+    url: string,
+    body?: unknown,
+    type?: string,
+  ): Promise<Reply>;
   /** Like request, but throws on a 4xx/5xx reply. */
   call(actor: string, method: string, url: string, body?: unknown): Promise<Json>;
   /** Publishes a definition file (YAML) as `actor`: its new version number. */
@@ -137,7 +143,8 @@ export async function openExampleApp(opts: {
         readFileSync(file, "utf8"),
         "application/yaml",
       );
-      if (r.status !== 201) throw new Error(`publish ${file} → ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 201)
+        throw new Error(`publish ${file} → ${r.status} ${JSON.stringify(r.body)}`);
       return r.body.version;
     },
     startProcess: (actor, processKey, vars) =>
@@ -154,8 +161,7 @@ export async function openExampleApp(opts: {
       return String(referral.vars?.title ?? "");
     },
     async complete(actor, task, action, vars) {
-      if (task.assignee.kind === "group")
-        await call(actor, "POST", `/v1/tasks/${task.id}/claim`);
+      if (task.assignee.kind === "group") await call(actor, "POST", `/v1/tasks/${task.id}/claim`);
       return call(actor, "POST", `/v1/tasks/${task.id}/complete`, {
         ...(action !== undefined ? { action } : {}),
         ...(vars !== undefined ? { vars } : {}),

@@ -17,11 +17,12 @@ import { employeeTermination } from "./employee-termination/scenario.ts";
 import { leaveApproval } from "./leave-approval/scenario.ts";
 import { purchaseOrders } from "./purchase-order/scenario.ts";
 
-const examples: Record<string, (app: ExampleApp, say: (line: string) => void) => Promise<unknown>> = {
-  "leave-approval": leaveApproval,
-  "purchase-order": purchaseOrders,
-  "employee-termination": employeeTermination,
-};
+const examples: Record<string, (app: ExampleApp, say: (line: string) => void) => Promise<unknown>> =
+  {
+    "leave-approval": leaveApproval,
+    "purchase-order": purchaseOrders,
+    "employee-termination": employeeTermination,
+  };
 
 const name = process.argv[2] ?? "";
 const example = examples[name];
