@@ -29,7 +29,7 @@ export const GROUPS: Record<string, string[]> = {
   hr: ["hank", "hana"],
   it: ["ivan", "iris"],
   finance: ["fiona"],
-  "finance-directors": ["frank", "felix"],
+  directors: ["frank", "felix"],
 };
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return,

@@ -37,7 +37,7 @@ export async function purchaseOrders(
   say(`mia approved → ${describe(runs[1])}`);
 
   const large = await app.startProcess("paul", "purchase-order", orderVars("po-3", 25_000));
-  const board = await app.waitForTask("frank", () => true, "group:finance-directors");
+  const board = await app.waitForTask("frank", () => true, "group:directors");
   say(`po-3, 25,000 EUR: the finance directors' inbox has "${await app.title(board)}"`);
   await app.complete("frank", board, "approve");
   runs.push(await app.waitForRun(large.runId));
