@@ -15,7 +15,11 @@
  */
 import { pathToFileURL } from "node:url";
 import { createTaskflow, loadConfig, registerStep, workflow, type Taskflow } from "taskflow";
-import { createTestDatabase, unavailableReason, type Backend } from "../../test/support/backends.ts";
+import {
+  createTestDatabase,
+  unavailableReason,
+  type Backend,
+} from "../../test/support/backends.ts";
 import { printTable, writeResults } from "../lib/results.ts";
 import { runConcurrent } from "../lib/run-concurrent.ts";
 import { median, round } from "../lib/stats.ts";
@@ -47,8 +51,20 @@ const DEFINITION = {
   name: "Bench: two calls",
   start: "first",
   states: {
-    first: { type: "call", step: "bench-first", input: "{ 'i': vars.i }", resultVar: "a", next: "second" },
-    second: { type: "call", step: "bench-second", input: "{ 'a': vars.a }", resultVar: "b", next: "done" },
+    first: {
+      type: "call",
+      step: "bench-first",
+      input: "{ 'i': vars.i }",
+      resultVar: "a",
+      next: "second",
+    },
+    second: {
+      type: "call",
+      step: "bench-second",
+      input: "{ 'a': vars.a }",
+      resultVar: "b",
+      next: "done",
+    },
     done: { type: "end" },
   },
 };
@@ -117,7 +133,10 @@ async function open(databaseUrl: string): Promise<Bench> {
   return {
     tf,
     async code(i) {
-      const { run } = await tf.runs.start(TENANT, codeWorkflow, { input: { i }, startedBy: "bench" });
+      const { run } = await tf.runs.start(TENANT, codeWorkflow, {
+        input: { i },
+        startedBy: "bench",
+      });
       await completions.wait(run.id);
       return run.id;
     },
@@ -177,7 +196,8 @@ export async function interpretedVsCode(
       const got = { code: [] as number[], interpreted: [] as number[] };
       const errors = { code: 0, interpreted: 0 };
       for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? (["code", "interpreted"] as const) : (["interpreted", "code"] as const);
+        const order =
+          round % 2 === 0 ? (["code", "interpreted"] as const) : (["interpreted", "code"] as const);
         for (const side of order) {
           const r = await phase(b, side, concurrency, total, next);
           next += total;

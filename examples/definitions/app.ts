@@ -32,8 +32,7 @@ export const GROUPS: Record<string, string[]> = {
   directors: ["frank", "felix"],
 };
 
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return,
-   @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
    REST bodies are untyped JSON, read by field */
 export type Json = any;
 

@@ -26,6 +26,9 @@ import {
 } from "../support/backends.ts";
 import { startServer, type ServerProcess } from "../support/server-process.ts";
 
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
+   REST bodies are untyped JSON, read by field */
+
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const STEPS = "test/durable/support/definition-crash-steps.ts";
 const KEY = "crash-key-0123456789abcdefghijkl";
@@ -48,7 +51,12 @@ const DEFINITION = {
       resultVar: "prepared",
       next: "review",
     },
-    review: { type: "userTask", assignee: { user: USER }, title: "Review {{ vars.n }}", next: "cool" },
+    review: {
+      type: "userTask",
+      assignee: { user: USER },
+      title: "Review {{ vars.n }}",
+      next: "cool",
+    },
     // Longer than the runtime's in-memory wait (1 s): a durable timer, suspended and claimed again.
     cool: { type: "timer", duration: "1500ms", next: "settle" },
     settle: {
@@ -81,7 +89,12 @@ interface StepLog {
 }
 
 function readStepLog(file: string): StepLog {
-  const log: StepLog = { starts: new Map(), ends: new Set(), startedBy: new Map(), endedBy: new Map() };
+  const log: StepLog = {
+    starts: new Map(),
+    ends: new Set(),
+    startedBy: new Map(),
+    endedBy: new Map(),
+  };
   if (!existsSync(file)) return log;
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const [what, key, at, pid] = line.split(" ");
@@ -131,15 +144,20 @@ class Cluster {
 
   async start(): Promise<void> {
     if (this.b.name === "sqlite") return this.addSqliteNode();
-    this.api = await startServer(env(this.url, this.stepLog), ["--no-worker", "--workflows", STEPS]);
-    this.watch(this.api.proc, "api node", this.api.stderr);
+    this.api = await startServer(env(this.url, this.stepLog), [
+      "--no-worker",
+      "--workflows",
+      STEPS,
+    ]);
+    const api = this.api;
+    this.watch(api.proc, "api node", () => api.stderr());
     await this.addWorker();
     await this.addWorker();
   }
 
   private async addSqliteNode(): Promise<void> {
     const node = await startServer(env(this.url, this.stepLog), ["--workflows", STEPS]);
-    this.watch(node.proc, "node", node.stderr);
+    this.watch(node.proc, "node", () => node.stderr());
     this.api = node;
     this.executors.push({ pid: node.pid, proc: node.proc });
   }
@@ -148,7 +166,11 @@ class Cluster {
     const child = spawn(
       process.execPath,
       ["--import", "tsx", "src/cli/main.ts", "worker", "--workflows", STEPS],
-      { cwd: root, env: { ...process.env, ...env(this.url, this.stepLog) }, stdio: ["ignore", "pipe", "pipe"] },
+      {
+        cwd: root,
+        env: { ...process.env, ...env(this.url, this.stepLog) },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
     );
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
@@ -181,7 +203,11 @@ class Cluster {
   }
 
   /** A request to the API node; null while there is none (SQLite, between a kill and the restart) or it failed. */
-  async request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any } | null> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any } | null> {
     const api = this.api;
     if (api === undefined) return null;
     try {
@@ -270,11 +296,18 @@ function suite(b: Backend) {
         const victims: number[] = [];
         try {
           await cluster.start();
-          const published = await cluster.call("POST", `/v1/definitions/${DEFINITION.key}/publish`, DEFINITION);
+          const published = await cluster.call(
+            "POST",
+            `/v1/definitions/${DEFINITION.key}/publish`,
+            DEFINITION,
+          );
           assert.equal(published.version, 1);
           const startOne = async () => {
             const n = runIds.length;
-            const r = await cluster.call("POST", "/v1/processes", { processKey: DEFINITION.key, vars: { n } });
+            const r = await cluster.call("POST", "/v1/processes", {
+              processKey: DEFINITION.key,
+              vars: { n },
+            });
             assert.equal(typeof r.runId, "string", JSON.stringify(r));
             runIds.push(r.runId as string);
           };
@@ -287,7 +320,9 @@ function suite(b: Backend) {
             let busy: number[] = [];
             for (const until = Date.now() + 2_000; Date.now() < until; await sleep(10)) {
               const log = readStepLog(stepLog);
-              busy = cluster.executors.map((e) => e.pid).filter((pid) => inFlight(log, pid).length > 0);
+              busy = cluster.executors
+                .map((e) => e.pid)
+                .filter((pid) => inFlight(log, pid).length > 0);
               if (busy.length > 0) break;
             }
             cluster.assertNoUnexpectedExit();
@@ -302,14 +337,20 @@ function suite(b: Backend) {
               const run = await cluster.call("GET", `/v1/runs/${id}`);
               if (["completed", "failed", "cancelled"].includes(run.status)) finals.set(id, run);
             }
-            assert.ok(Date.now() < until, `only ${finals.size}/${RUNS} processes ended within 60 s`);
+            assert.ok(
+              Date.now() < until,
+              `only ${finals.size}/${RUNS} processes ended within 60 s`,
+            );
           }
           const completedTasks = await tasks.stop();
           cluster.assertNoUnexpectedExit();
           for (const [id, run] of finals) {
             assert.equal(run.status, "completed", `${id}: ${JSON.stringify(run.error)}`);
           }
-          assert.ok(completedTasks >= RUNS, `${completedTasks} tasks completed for ${RUNS} processes`);
+          assert.ok(
+            completedTasks >= RUNS,
+            `${completedTasks} tasks completed for ${RUNS} processes`,
+          );
 
           // Executions (the side file) against recorded completions (the runs' histories).
           const log = readStepLog(stepLog);
@@ -334,7 +375,10 @@ function suite(b: Backend) {
               assert.ok(log.ends.has(key), `${key}: recorded but no execution finished`);
               if (starts.length > 1) rerun++;
               for (const t of starts)
-                assert.ok(t <= Date.parse(e.at), `${key} ran again after its completion was recorded`);
+                assert.ok(
+                  t <= Date.parse(e.at),
+                  `${key} ran again after its completion was recorded`,
+                );
             }
           }
           const executions = [...log.starts.values()].reduce((s, x) => s + x.length, 0);
@@ -342,7 +386,11 @@ function suite(b: Backend) {
           // A step runs again only when a kill caught it in flight: its result was never recorded.
           const caught = new Set(victims.flatMap((pid) => inFlight(log, pid)));
           for (const [key, starts] of log.starts)
-            if (starts.length > 1) assert.ok(caught.has(key), `${key} ran ${starts.length} times, never caught by a kill`);
+            if (starts.length > 1)
+              assert.ok(
+                caught.has(key),
+                `${key} ran ${starts.length} times, never caught by a kill`,
+              );
           const hits = victims.filter((pid) => inFlight(log, pid).length > 0).length;
           assert.ok(hits >= MIN_HITS, `only ${hits} of ${KILLS} kills caught a step in flight`);
           console.log(
