@@ -15,6 +15,12 @@ import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
+import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
+import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
+import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
+import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
+import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -37,6 +43,8 @@ export interface Durable {
   readonly registry: WorkflowRegistry;
   readonly runStore: RunStore;
   readonly runs: DurableRuns;
+  /** Runs of published definitions, on the interpreter (registered with every worker). */
+  readonly definitionRuns: DefinitionRuns;
   readonly worker: Worker | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -54,12 +62,19 @@ export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
 
 /** The durable runtime over a database's run store (and its wake-ups, where it has them). */
 export function createDurable(
-  database: Pick<Database, "runs" | "wakeups">,
+  database: Pick<Database, "runs" | "wakeups" | "definitions">,
   options: DurableWiring,
 ): Durable {
   const registry = toRegistry(options.workflows);
   const runStore = database.runs;
-  const wantWorker = options.worker ?? registry.names().length > 0;
+  const definitions = new DefinitionCache(database.definitions);
+  const responses = new ResponseWaiters();
+  // Every worker runs published definitions, so a worker runs by default even
+  // where no code workflow is registered.
+  if (registry.get(DEFINITION_RUN) === undefined) {
+    registry.register(definitionRunWorkflow({ definitions, runs: runStore, responses }));
+  }
+  const wantWorker = options.worker ?? true;
   const workerOptions: WorkerOptions =
     wantWorker === true || wantWorker === false ? {} : wantWorker;
   const worker =
@@ -80,6 +95,7 @@ export function createDurable(
     registry,
     runStore,
     runs,
+    definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
     worker,
     start: async () => {
       await worker?.start();

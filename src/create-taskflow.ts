@@ -17,6 +17,7 @@ import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
+import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -75,7 +76,9 @@ export async function createTaskflow(
   });
   const definitions = new DefinitionVersions(database.definitions);
   // Finishing a task of a run's ctx.humanTask wakes the run.
-  const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
+  const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
+  // A definition's userTask checks its completion's action and form first.
+  const engine = new DefinitionTaskChecks(woken, store);
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({
@@ -85,6 +88,7 @@ export async function createTaskflow(
       logger: options.logger,
       runs: durable.runs,
       definitions,
+      definitionRuns: durable.definitionRuns,
       coordination,
       readiness: {
         store: () => database.ping(),

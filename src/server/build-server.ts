@@ -26,6 +26,7 @@ import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
 import { definitionVersionRoutes } from "./definition-version-routes.ts";
 import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
 import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
@@ -60,6 +61,8 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** Versioned definitions; without them their /v1/definitions/… routes are absent. */
   definitions?: DefinitionVersions | undefined;
+  /** Starts of published definitions (POST /v1/processes); without them every start is a plain one. */
+  definitionRuns?: DefinitionRuns | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /**
@@ -84,6 +87,7 @@ export function buildServer({
   logger,
   runs,
   definitions,
+  definitionRuns,
   readiness = {},
   coordination,
   directory = createDirectory(config),
@@ -149,7 +153,7 @@ export function buildServer({
     api.addHook("preValidation", refuseUnstorableParams);
     installIdempotency(api, shared.cache);
     for (const routes of RESOURCES)
-      await api.register(routes, { engine, directory } satisfies RouteOptions);
+      await api.register(routes, { engine, directory, definitionRuns } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });
     if (runs) {
       await api.register(runRoutes, {
