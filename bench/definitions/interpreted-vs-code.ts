@@ -141,7 +141,7 @@ async function open(databaseUrl: string): Promise<Bench> {
       return run.id;
     },
     async interpreted(i) {
-      const { runId } = await tf.processes.start(
+      const { runId } = await tf.definitionRuns.start(
         { tenantId: TENANT, actorId: "bench" },
         { key: DEFINITION.key, vars: { i } },
       );

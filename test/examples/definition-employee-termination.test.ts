@@ -13,8 +13,6 @@ import {
 } from "../../examples/definitions/employee-termination/scenario.ts";
 import { exampleBackends, quiet, withExampleApp } from "./support/with-example-app.ts";
 
-/* eslint-disable @typescript-eslint/no-unsafe-return -- REST bodies are untyped JSON, read by field */
-
 for (const b of exampleBackends) {
   describe(`definition example employee-termination on ${b.name}`, async () => {
     const options = await backendTestOptions(b);

@@ -15,8 +15,6 @@ import {
 import { bookings } from "../../examples/definitions/leave-approval/steps.ts";
 import { exampleBackends, quiet, withExampleApp } from "./support/with-example-app.ts";
 
-/* eslint-disable @typescript-eslint/no-unsafe-return -- REST bodies are untyped JSON, read by field */
-
 for (const b of exampleBackends) {
   describe(`definition example leave-approval on ${b.name}`, async () => {
     const options = await backendTestOptions(b);
