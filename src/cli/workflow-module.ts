@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
@@ -16,8 +17,11 @@ export async function importWorkflowModule(path: string): Promise<Record<string,
   } catch (e) {
     throw new Error(`--workflows ${path}: ${explain(e)}`, { cause: e });
   }
-  if (new WorkflowRegistry().registerModule(mod) === 0) {
-    throw new Error(`--workflows ${path}: the module exports no workflow (use workflow(name, fn))`);
+  // A module of code steps only (registerStep) is for definitions' `call` states.
+  if (new WorkflowRegistry().registerModule(mod) === 0 && registeredStepNames().length === 0) {
+    throw new Error(
+      `--workflows ${path}: the module exports no workflow (use workflow(name, fn)) and registers no code step (registerStep(name, fn))`,
+    );
   }
   return mod;
 }
