@@ -3,40 +3,35 @@
  * durable timer, another code step) while the process executing the runs is
  * killed with SIGKILL, 20 times. Every one of the 200 processes must end, and
  * no code step whose completion a run recorded may run again: executions are
- * counted in a side file the steps write (support/definition-crash-steps.ts).
+ * counted in a side file the steps write (support/definition-crash-steps.mjs).
  *
- * PostgreSQL and MariaDB: an API node (`serve --no-worker`) that is never
- * killed, and two `taskflow worker --workflows` processes, one of them killed
- * and replaced each time. SQLite: one process per file, so the single node
- * (`serve --workflows`) is killed and restarted; requests wait for it.
+ * PostgreSQL and MariaDB: an API node that is never killed and three workers,
+ * one killed and replaced each time; SQLite: the single node, killed and
+ * started again (support/definition-crash-cluster.ts). The processes run the
+ * compiled binary, as test/durable/worker-process.test.ts does: `npm run
+ * build` first (npm ci does it).
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import {
   backendTestOptions,
   backends,
   createTestDatabase,
   type Backend,
 } from "../support/backends.ts";
-import { startServer, type ServerProcess } from "../support/server-process.ts";
+import { CRASH_USER as USER, CrashCluster } from "./support/definition-crash-cluster.ts";
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
    REST bodies are untyped JSON, read by field */
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const STEPS = "test/durable/support/definition-crash-steps.ts";
-const KEY = "crash-key-0123456789abcdefghijkl";
 const RUNS = 200;
 const KILLS = 20;
 /** Kills aim at a process running a step (see the kill loop); a quarter must catch one. */
 const MIN_HITS = Math.ceil(KILLS / 4);
-const USER = "alice";
 
 const DEFINITION = {
   key: "crash-flow",
@@ -69,16 +64,6 @@ const DEFINITION = {
     done: { type: "end" },
   },
 };
-
-const env = (url: string, stepLog: string) => ({
-  DATABASE_URL: url,
-  NODE_ENV: "production",
-  WF_API_KEYS: KEY,
-  LOG_LEVEL: "silent",
-  TF_STEP_LOG: stepLog,
-  // Not a load test: on a busy shared machine the delay check would shed requests (503).
-  WF_MAX_EVENT_LOOP_DELAY: "0",
-});
 
 /** The step log, read back: starts per idempotency key, and which process started and ended what. */
 interface StepLog {
@@ -113,151 +98,11 @@ function inFlight(log: StepLog, pid: number): string[] {
   return [...(log.startedBy.get(pid) ?? [])].filter((k) => !ended.has(k));
 }
 
-interface Victim {
-  pid: number;
-  proc: ChildProcess;
-}
-
-/**
- * The processes of one test: where requests go, and the ones that execute runs
- * (the kill targets). Any exit the test did not cause fails it, since the
- * survivors would otherwise hide it by finishing the work.
- */
-class Cluster {
-  readonly unexpectedExits: string[] = [];
-  private readonly killedByUs = new Set<ChildProcess>();
-  private api: ServerProcess | undefined;
-  readonly executors: Victim[] = [];
-
-  constructor(
-    private readonly b: Backend,
-    private readonly url: string,
-    private readonly stepLog: string,
-  ) {}
-
-  private watch(proc: ChildProcess, what: string, stderr: () => string): void {
-    proc.once("exit", (code, signal) => {
-      if (!this.killedByUs.has(proc))
-        this.unexpectedExits.push(`${what} ${proc.pid} exited (${code}, ${signal}): ${stderr()}`);
-    });
-  }
-
-  async start(): Promise<void> {
-    if (this.b.name === "sqlite") return this.addSqliteNode();
-    this.api = await startServer(env(this.url, this.stepLog), [
-      "--no-worker",
-      "--workflows",
-      STEPS,
-    ]);
-    const api = this.api;
-    this.watch(api.proc, "api node", () => api.stderr());
-    await this.addWorker();
-    await this.addWorker();
-  }
-
-  private async addSqliteNode(): Promise<void> {
-    const node = await startServer(env(this.url, this.stepLog), ["--workflows", STEPS]);
-    this.watch(node.proc, "node", () => node.stderr());
-    this.api = node;
-    this.executors.push({ pid: node.pid, proc: node.proc });
-  }
-
-  private async addWorker(): Promise<void> {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "worker", "--workflows", STEPS],
-      {
-        cwd: root,
-        env: { ...process.env, ...env(this.url, this.stepLog) },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        if (d.toString().includes("worker")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`worker exited ${code}: ${err}`)));
-    });
-    this.watch(child, "worker", () => err);
-    this.executors.push({ pid: child.pid!, proc: child });
-  }
-
-  /** kill -9 of an executor (a busy one if `busy` names any), then its replacement; the victim's pid. */
-  async killOne(busy: readonly number[]): Promise<number> {
-    const pool = this.executors.filter((e) => busy.includes(e.pid));
-    const from = pool.length > 0 ? pool : this.executors;
-    const victim = from[Math.floor(Math.random() * from.length)]!;
-    this.executors.splice(this.executors.indexOf(victim), 1);
-    this.killedByUs.add(victim.proc);
-    const gone = new Promise((r) => victim.proc.once("exit", (_c, signal) => r(signal)));
-    victim.proc.kill("SIGKILL");
-    const signal = await Promise.race([gone, sleep(5_000, "still running")]);
-    assert.equal(signal, "SIGKILL", `${victim.pid} was not killed by SIGKILL`);
-    if (this.b.name === "sqlite") {
-      this.api = undefined;
-      await this.addSqliteNode();
-    } else await this.addWorker();
-    return victim.pid;
-  }
-
-  /** A request to the API node; null while there is none (SQLite, between a kill and the restart) or it failed. */
-  async request(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: any } | null> {
-    const api = this.api;
-    if (api === undefined) return null;
-    try {
-      const r = await fetch(`http://127.0.0.1:${api.port}${path}`, {
-        method,
-        headers: {
-          "x-api-key": KEY,
-          "x-actor-id": USER,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
-      });
-      const text = await r.text();
-      return { status: r.status, body: text === "" ? null : JSON.parse(text) };
-    } catch {
-      return null; // the node died under the request: the caller asks again
-    }
-  }
-
-  /** Retries until the API answers (a kill on SQLite takes the API down with it), for at most 60 s. */
-  async call(method: string, path: string, body?: unknown): Promise<any> {
-    for (const until = Date.now() + 60_000; ; await sleep(100)) {
-      const r = await this.request(method, path, body);
-      if (r !== null && r.status < 500) {
-        assert.ok(r.status < 400, `${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
-        return r.body;
-      }
-      assert.ok(Date.now() < until, `${method} ${path}: no answer for 60 s`);
-    }
-  }
-
-  assertNoUnexpectedExit(): void {
-    assert.deepEqual(this.unexpectedExits, [], "a process died without being killed");
-  }
-
-  stop(): void {
-    for (const p of [this.api?.proc, ...this.executors.map((e) => e.proc)]) {
-      if (p === undefined) continue;
-      this.killedByUs.add(p);
-      p.kill("SIGKILL");
-    }
-  }
-}
-
 /**
  * Completes the user's open tasks as they appear, until stopped. Tolerates the
  * API going away and a task finished meanwhile (409): it asks again later.
  */
-function completer(cluster: Cluster): { stop(): Promise<number> } {
+function completer(cluster: CrashCluster): { stop(): Promise<number> } {
   let running = true;
   let completed = 0;
   const loop = (async () => {
@@ -285,36 +130,41 @@ function suite(b: Backend) {
     const options = await backendTestOptions(b);
     it(
       `${KILLS} kill -9 while ${RUNS} processes run (code step, user task, timer, code step): all end, no recorded step runs again`,
-      { ...options, timeout: 180_000 },
+      { ...options, timeout: 300_000 },
       async () => {
         const db = await createTestDatabase(b);
         const dir = mkdtempSync(join(tmpdir(), "tf-def-crash-"));
         const stepLog = join(dir, "steps.log");
-        const cluster = new Cluster(b, db.url, stepLog);
+        const cluster = new CrashCluster(b, db.url, stepLog);
         const tasks = completer(cluster);
         const runIds: string[] = [];
         const victims: number[] = [];
         try {
           await cluster.start();
+          const t0 = Date.now();
+          const secs = () => ((Date.now() - t0) / 1000).toFixed(1);
           const published = await cluster.call(
             "POST",
             `/v1/definitions/${DEFINITION.key}/publish`,
             DEFINITION,
           );
           assert.equal(published.version, 1);
-          const startOne = async () => {
-            const n = runIds.length;
+          const startOne = async (n: number) => {
             const r = await cluster.call("POST", "/v1/processes", {
               processKey: DEFINITION.key,
               vars: { n },
             });
             assert.equal(typeof r.runId, "string", JSON.stringify(r));
-            runIds.push(r.runId as string);
+            runIds[n] = r.runId as string;
           };
+          let started = 0;
           const perKill = Math.ceil(RUNS / KILLS);
           for (let kills = 0; kills < KILLS; kills++) {
-            for (let j = 0; j < perKill && runIds.length < RUNS; j++) await startOne();
-            await sleep(300 + Math.random() * 500);
+            // A batch at once: its first steps run right away, for the kill to catch.
+            const batch: Promise<void>[] = [];
+            for (let j = 0; j < perKill && started < RUNS; j++) batch.push(startOne(started++));
+            await Promise.all(batch);
+            await sleep(100 + Math.random() * 300);
             // A kill that catches no step in flight proves nothing about recovery: wait
             // (at most a couple of seconds) for an executor to be running one.
             let busy: number[] = [];
@@ -328,7 +178,8 @@ function suite(b: Backend) {
             cluster.assertNoUnexpectedExit();
             victims.push(await cluster.killOne(busy));
           }
-          while (runIds.length < RUNS) await startOne();
+          while (started < RUNS) await startOne(started++);
+          const killsDone = secs();
 
           const finals = new Map<string, any>();
           for (const until = Date.now() + 60_000; finals.size < RUNS; await sleep(250)) {
@@ -343,6 +194,7 @@ function suite(b: Backend) {
             );
           }
           const completedTasks = await tasks.stop();
+          const allEnded = secs();
           cluster.assertNoUnexpectedExit();
           for (const [id, run] of finals) {
             assert.equal(run.status, "completed", `${id}: ${JSON.stringify(run.error)}`);
@@ -394,7 +246,7 @@ function suite(b: Backend) {
           const hits = victims.filter((pid) => inFlight(log, pid).length > 0).length;
           assert.ok(hits >= MIN_HITS, `only ${hits} of ${KILLS} kills caught a step in flight`);
           console.log(
-            `# ${b.name}: ${RUNS} processes, ${KILLS} kill -9 (${hits} caught ${caught.size} steps in flight); ${recorded} recorded steps, ${executions} executions, ${rerun} ran twice, none after being recorded`,
+            `# ${b.name}: ${RUNS} processes, ${KILLS} kill -9 (${hits} caught ${caught.size} steps in flight); ${recorded} recorded steps, ${executions} executions, ${rerun} ran twice, none after being recorded; kills over at ${killsDone} s, all ended at ${allEnded} s`,
           );
         } finally {
           await Promise.race([tasks.stop(), sleep(5_000)]);

@@ -1,14 +1,20 @@
 /**
- * The code steps of the definition crash test, loaded by `taskflow serve|worker
- * --workflows`. Each execution appends "start|end <idempotencyKey> <ms> <pid>"
- * to $TF_STEP_LOG (a side file no kill can roll back), so the test counts how
+ * The code steps of the definition crash test, loaded by the compiled binary
+ * (`node bin/taskflow.js serve|worker --workflows`). JavaScript, not
+ * TypeScript: a .ts module makes the binary load a TypeScript loader, which
+ * resolves "taskflow" to the sources — a second copy of the step registry the
+ * compiled interpreter never reads — and costs seconds at each of the test's
+ * twenty restarts. Here "taskflow" is the package itself (dist/).
+ *
+ * Each execution appends "start|end <idempotencyKey> <ms> <pid>" to
+ * $TF_STEP_LOG (a side file no kill can roll back), so the test counts how
  * often each step ran across processes and kill -9s, and compares that with
  * the completions the runs recorded.
  */
 import { appendFileSync } from "node:fs";
 import { registerStep } from "taskflow";
 
-const log = (what: "start" | "end", key: string) => {
+const log = (what, key) => {
   const file = process.env.TF_STEP_LOG;
   if (file) appendFileSync(file, `${what} ${key} ${Date.now()} ${process.pid}\n`);
 };
@@ -20,12 +26,12 @@ registerStep("crash-prepare", async (input, { idempotencyKey }) => {
   log("start", idempotencyKey);
   await work();
   log("end", idempotencyKey);
-  return (input as { n: number }).n * 2;
+  return input.n * 2;
 });
 
 registerStep("crash-settle", async (input, { idempotencyKey }) => {
   log("start", idempotencyKey);
   await work();
   log("end", idempotencyKey);
-  return (input as { prepared: number }).prepared + 1;
+  return input.prepared + 1;
 });
