@@ -27,7 +27,7 @@ export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
   workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
   /**
-   * Run a worker in this process (default: when any workflow is registered).
+   * Run a worker in this process (default: yes — every worker also runs published definitions).
    * Options: lease, heartbeat, cap of concurrent runs (maxConcurrent), poll period.
    */
   worker?: boolean | WorkerOptions;
