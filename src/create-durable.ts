@@ -16,6 +16,7 @@ import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
+import type { DefinitionVersionStore } from "./engine/definitions/definition-version-store.ts";
 import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
 import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
 import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
@@ -26,7 +27,7 @@ export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
   workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
   /**
-   * Run a worker in this process (default: when any workflow is registered).
+   * Run a worker in this process (default: yes — every worker also runs published definitions).
    * Options: lease, heartbeat, cap of concurrent runs (maxConcurrent), poll period.
    */
   worker?: boolean | WorkerOptions;
@@ -45,6 +46,8 @@ export interface Durable {
   readonly runs: DurableRuns;
   /** Runs of published definitions, on the interpreter (registered with every worker). */
   readonly definitionRuns: DefinitionRuns;
+  /** The versions store, telling the interpreter's cache of latest versions what this node publishes. */
+  readonly definitionStore: DefinitionVersionStore;
   readonly worker: Worker | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -96,6 +99,7 @@ export function createDurable(
     runStore,
     runs,
     definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
+    definitionStore: definitions.watched(),
     worker,
     start: async () => {
       await worker?.start();

@@ -16,6 +16,7 @@ import { createDurable, type Durable, type DurableOptions } from "./create-durab
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
+import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
@@ -42,6 +43,8 @@ export interface Taskflow {
   readonly runs: DurableRuns;
   /** Versioned process definitions: validate, draft, publish, retract, read, diff. */
   readonly definitions: DefinitionVersions;
+  /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
+  readonly definitionRuns: DefinitionRuns;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
@@ -74,7 +77,7 @@ export async function createTaskflow(
     onWorkerError: (what, e) =>
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
-  const definitions = new DefinitionVersions(database.definitions);
+  const definitions = new DefinitionVersions(durable.definitionStore);
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   // A definition's userTask checks its completion's action and form first.
@@ -146,6 +149,7 @@ function assemble(parts: Parts): Taskflow {
     store: withLifecycle(database),
     runs: durable.runs,
     definitions,
+    definitionRuns: durable.definitionRuns,
     worker: durable.worker,
     coordination,
     server,

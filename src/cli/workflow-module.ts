@@ -1,12 +1,13 @@
 /**
  * `--workflows <module>`: imports the user's module (path relative to the
- * working directory) and checks that it exports at least one workflow. The
+ * working directory) and checks that it exports at least one workflow or
+ * registers a code step (registerStep, for published definitions). The
  * mistakes a new user makes here get a message that says what to do.
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
 import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
@@ -17,10 +18,11 @@ export async function importWorkflowModule(path: string): Promise<Record<string,
   } catch (e) {
     throw new Error(`--workflows ${path}: ${explain(e)}`, { cause: e });
   }
-  // A module of code steps only (registerStep) is for definitions' `call` states.
-  if (new WorkflowRegistry().registerModule(mod) === 0 && registeredStepNames().length === 0) {
+  const steps = registeredStepNames().length;
+  if (new WorkflowRegistry().registerModule(mod) === 0 && steps === 0) {
     throw new Error(
-      `--workflows ${path}: the module exports no workflow (use workflow(name, fn)) and registers no code step (registerStep(name, fn))`,
+      `--workflows ${path}: the module exports no workflow (use workflow(name, fn)) and ` +
+        `registers no code step (registerStep(name, fn))`,
     );
   }
   return mod;

@@ -224,10 +224,7 @@ export function taskRoutes(
                 "userTask must name one of the state's actions.",
             },
           },
-          examples: [
-            { vars: { decision: "approved" } },
-            { action: "approve", vars: { comment: "ok" } },
-          ],
+          examples: [{ action: "approve", vars: { decision: "approved" } }],
         },
       },
     },

@@ -42,7 +42,7 @@ for (const b of backends) {
     async () => {
       const env = await interpreterOn(b);
       try {
-        const node = env.elsewhere();
+        const node = env.node;
         assert.equal(await env.publish(v1), 1);
         const old: string[] = [];
         for (let i = 0; i < STARTED_ON_V1; i++) {

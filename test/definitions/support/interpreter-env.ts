@@ -44,7 +44,13 @@ export async function interpreterOn(b: Backend, workflows: AnyWorkflowDefinition
   });
   const h = new Harness(database.runs, [interpreter, ...workflows], new Clock(Date.now()));
   h.contextOptions = { humanTasks: humanTaskBridge(store, inbox) };
-  const definitions = new DefinitionVersions(database.definitions);
+  const node = new InterpretedDefinitionRuns(
+    cache,
+    new DurableRuns(database.runs, h.registry, undefined, h.clock.now),
+    database.runs,
+    responses,
+  );
+  const definitions = new DefinitionVersions(cache.watched());
   const actor = { tenantId: TENANT, actorId: "alice" };
   return {
     h,
@@ -53,6 +59,8 @@ export async function interpreterOn(b: Backend, workflows: AnyWorkflowDefinition
     runs: database.runs,
     database,
     responses,
+    /** Starts as this node's DefinitionRuns (its cache sees the publishes above). */
+    node,
     /** Another node's view: its own waiters, reading answers from the history. */
     elsewhere: () =>
       new InterpretedDefinitionRuns(

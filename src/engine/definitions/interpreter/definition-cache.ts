@@ -3,6 +3,11 @@
  * once, then from an LRU of compiled definitions. Safe to cache without
  * expiry because a published number's body never changes (retracting changes
  * its status, which only new starts look at).
+ *
+ * Which version is the latest is cached too, but briefly: a start would
+ * otherwise read it every time. A publish or retract through this node's
+ * store (watched()) forgets it at once; another node's is seen within
+ * LATEST_TTL_MS.
  */
 import { LRUCache } from "lru-cache";
 import type { DefinitionVersion } from "../../../domain/definition-version.ts";
@@ -11,11 +16,52 @@ import type { DefinitionVersionStore } from "../definition-version-store.ts";
 import { CompiledDefinition } from "./compiled-definition.ts";
 
 const CACHED_VERSIONS = 1_000;
+const CACHED_KEYS = 10_000;
+export const LATEST_TTL_MS = 1_000;
 
 export class DefinitionCache {
   private readonly compiled = new LRUCache<string, CompiledDefinition>({ max: CACHED_VERSIONS });
 
+  private readonly latestOf = new LRUCache<string, { v: DefinitionVersion | undefined }>({
+    max: CACHED_KEYS,
+    ttl: LATEST_TTL_MS,
+  });
+
   constructor(readonly store: DefinitionVersionStore) {}
+
+  /** The latest published version of the key (cached for LATEST_TTL_MS), or undefined. */
+  async latest(tenantId: string, key: string): Promise<DefinitionVersion | undefined> {
+    const id = `${tenantId}\u0000${key}`;
+    const hit = this.latestOf.get(id);
+    if (hit !== undefined) return hit.v;
+    const v = await this.store.latestPublished(tenantId, key);
+    this.latestOf.set(id, { v });
+    return v;
+  }
+
+  /** The store, with publishes and retractions making this cache forget the key's latest. */
+  watched(): DefinitionVersionStore {
+    const s = this.store;
+    const forget = (tenantId: string, key: string) =>
+      this.latestOf.delete(`${tenantId}\u0000${key}`);
+    return {
+      saveDraft: (c) => s.saveDraft(c),
+      publishVersion: async (c) => {
+        const r = await s.publishVersion(c);
+        forget(c.tenantId, c.key);
+        return r;
+      },
+      retractVersion: async (c) => {
+        const r = await s.retractVersion(c);
+        forget(c.tenantId, c.key);
+        return r;
+      },
+      getVersion: (t, k, v) => s.getVersion(t, k, v),
+      latestPublished: (t, k) => s.latestPublished(t, k),
+      listVersions: (t, k) => s.listVersions(t, k),
+      publishedHeads: (t) => s.publishedHeads(t),
+    };
+  }
 
   /** The compiled version; a store read only on a cache miss. Throws when there is no such version. */
   async load(tenantId: string, key: string, version: number): Promise<CompiledDefinition> {

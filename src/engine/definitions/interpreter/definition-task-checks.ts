@@ -10,15 +10,20 @@ import { LRUCache } from "lru-cache";
 import { invalidDocument, type FieldError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
-import type { HumanTaskApi } from "../../human-task-api.ts";
+import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
 import type { TaskStore } from "../../ports.ts";
 import { formAjv } from "../json-schema-checks.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
 
 const FORMS_CACHED = 1_000;
+/** Task ids known to be plain (about 100 bytes each). */
+const PLAIN_TASKS_CACHED = 100_000;
 
 export class DefinitionTaskChecks implements HumanTaskApi {
   readonly #forms = new LRUCache<string, ValidateFunction>({ max: FORMS_CACHED });
+  // Tasks assigned through these use cases belong to no definition (a run assigns through
+  // the bridge): their completion skips the read the check needs, as a REST cycle's do.
+  readonly #plain = new LRUCache<string, true>({ max: PLAIN_TASKS_CACHED });
 
   constructor(
     private readonly inner: HumanTaskApi,
@@ -27,14 +32,21 @@ export class DefinitionTaskChecks implements HumanTaskApi {
 
   complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
     await this.#check(ctx, taskId, req.vars);
-    return this.inner.complete(ctx, taskId, req);
+    const r = await this.inner.complete(ctx, taskId, req);
+    this.#remember(ctx.tenantId, r.next);
+    if (r.joined !== r.next) this.#remember(ctx.tenantId, r.joined);
+    return r;
   };
   completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
     await this.#check(ctx, taskId, req.vars);
     return this.inner.completeAndEnd(ctx, taskId, req);
   };
   start: HumanTaskApi["start"] = (ctx, req) => this.inner.start(ctx, req);
-  assign: HumanTaskApi["assign"] = (ctx, req) => this.inner.assign(ctx, req);
+  assign: HumanTaskApi["assign"] = async (ctx, req) => {
+    const r = await this.inner.assign(ctx, req);
+    this.#remember(ctx.tenantId, r);
+    return r;
+  };
   claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
   release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
   getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
@@ -50,11 +62,15 @@ export class DefinitionTaskChecks implements HumanTaskApi {
     this.inner.listDefinitions(ctx, page);
   getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);
 
+  #remember(tenantId: string, r: AssignResult | null): void {
+    for (const t of r?.tasks ?? []) this.#plain.set(`${tenantId}\u0000${t.id}`, true);
+  }
+
   async #check(ctx: ActorContext, taskId: string, vars: Vars | undefined): Promise<void> {
-    const task = await this.store.getTask(ctx.tenantId, taskId);
-    if (task === undefined) return; // the use case answers 404
-    const referral = await this.store.getInstance(ctx.tenantId, task.instanceId);
-    const rv = referral?.vars;
+    if (this.#plain.has(`${ctx.tenantId}\u0000${taskId}`)) return;
+    const found = await this.store.getTaskWithInstance(ctx.tenantId, taskId);
+    if (found === undefined) return; // the use case answers 404
+    const rv = found.instance.vars;
     if (!rv || (rv[FORM_VAR] === undefined && rv[ACTIONS_VAR] === undefined)) return;
     const errors: FieldError[] = [];
     const action = vars?.["action"];

@@ -34,7 +34,7 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
   ) {}
 
   async hasPublished(tenantId: string, key: string): Promise<boolean> {
-    return (await this.definitions.store.latestPublished(tenantId, key)) !== undefined;
+    return (await this.definitions.latest(tenantId, key)) !== undefined;
   }
 
   async start(actor: ActorContext, command: StartDefinitionCommand): Promise<StartedDefinitionRun> {
@@ -95,7 +95,7 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
     version?: number,
   ): Promise<DefinitionVersion> {
     if (version === undefined) {
-      const latest = await this.definitions.store.latestPublished(tenantId, key);
+      const latest = await this.definitions.latest(tenantId, key);
       if (latest === undefined) throw notFound("published definition", key);
       return latest;
     }

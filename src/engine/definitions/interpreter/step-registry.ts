@@ -23,7 +23,11 @@ export interface RegisteredStep {
   options: StepOptions;
 }
 
-const steps = new Map<string, RegisteredStep>();
+// One registry per process, also when two copies of this module are loaded (a
+// workflows module importing the package while the CLI runs from source).
+const REGISTRY = Symbol.for("taskflow.code-steps");
+const shared = globalThis as { [REGISTRY]?: Map<string, RegisteredStep> };
+const steps: Map<string, RegisteredStep> = (shared[REGISTRY] ??= new Map<string, RegisteredStep>());
 
 /**
  * Registers the code step `name` for `call` states. Registering the same
