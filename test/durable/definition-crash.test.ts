@@ -193,16 +193,13 @@ function suite(b: Backend) {
               `only ${finals.size}/${RUNS} processes ended within 60 s`,
             );
           }
+          // Fewer than RUNS when a node died after committing a completion, before answering.
           const completedTasks = await tasks.stop();
           const allEnded = secs();
           cluster.assertNoUnexpectedExit();
           for (const [id, run] of finals) {
             assert.equal(run.status, "completed", `${id}: ${JSON.stringify(run.error)}`);
           }
-          assert.ok(
-            completedTasks >= RUNS,
-            `${completedTasks} tasks completed for ${RUNS} processes`,
-          );
 
           // Executions (the side file) against recorded completions (the runs' histories).
           const log = readStepLog(stepLog);
@@ -212,6 +209,10 @@ function suite(b: Backend) {
             const history: { seq: number; type: string; at: string; data: any }[] = (
               await cluster.call("GET", `/v1/runs/${id}/history`)
             ).items;
+            assert.ok(
+              history.some((e) => e.type === "task"),
+              `${id}: the user task's completion recorded`,
+            );
             const steps = history.filter((e) => e.type === "step");
             assert.equal(steps.length, 2, `${id}: two code steps recorded`);
             assert.deepEqual(
@@ -249,7 +250,7 @@ function suite(b: Backend) {
           const hits = victims.filter((pid) => inFlight(log, pid).length > 0).length;
           assert.ok(hits >= MIN_HITS, `only ${hits} of ${KILLS} kills caught a step in flight`);
           console.log(
-            `# ${b.name}: ${RUNS} processes, ${KILLS} kill -9 (${hits} caught ${caught.size} steps in flight); ${recorded} recorded steps, ${executions} executions, ${rerun} ran twice, none after being recorded; kills over at ${killsDone} s, all ended at ${allEnded} s`,
+            `# ${b.name}: ${RUNS} processes, ${KILLS} kill -9 (${hits} caught ${caught.size} steps in flight); ${recorded} recorded steps, ${executions} executions, ${rerun} ran twice, none after being recorded; ${completedTasks} completions answered; kills over at ${killsDone} s, all ended at ${allEnded} s`,
           );
         } finally {
           await Promise.race([tasks.stop(), sleep(5_000)]);
