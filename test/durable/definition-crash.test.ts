@@ -167,6 +167,7 @@ function suite(b: Backend) {
             await sleep(100 + Math.random() * 300);
             // A kill that catches no step in flight proves nothing about recovery: wait
             // (at most a couple of seconds) for an executor to be running one.
+            await cluster.readyForKill();
             let busy: number[] = [];
             for (const until = Date.now() + 2_000; Date.now() < until; await sleep(10)) {
               const log = readStepLog(stepLog);

@@ -58,12 +58,19 @@ export class CrashCluster {
     this.api = api;
   }
 
-  /** kill -9 of an executor (a busy one if `busy` names any); its pid once it is gone. */
-  async killOne(busy: readonly number[]): Promise<number> {
-    // A survivor keeps the runs going: wait for replacements still starting.
+  /**
+   * Waits for replacements still starting until two executors are up, so a kill
+   * leaves a survivor that keeps the runs going. Call it before choosing whom to
+   * kill: a step seen in flight before a long wait has ended by the kill.
+   */
+  async readyForKill(): Promise<void> {
     while (this.b.name !== "sqlite" && this.executors.length < 2 && this.booting.size > 0) {
       await Promise.race(this.booting);
     }
+  }
+
+  /** kill -9 of an executor (a busy one if `busy` names any); its pid once it is gone. */
+  async killOne(busy: readonly number[]): Promise<number> {
     const pool = this.executors.filter((e) => busy.includes(e.pid));
     const from = pool.length > 0 ? pool : this.executors;
     const victim = from[Math.floor(Math.random() * from.length)]!;

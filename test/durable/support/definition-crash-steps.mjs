@@ -20,7 +20,7 @@ const log = (what, key) => {
 };
 
 /** Long enough that a kill catches some in flight, short enough for 200 runs. */
-const work = () => new Promise((r) => setTimeout(r, 40 + Math.floor(Math.random() * 120)));
+const work = () => new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 200)));
 
 registerStep("crash-prepare", async (input, { idempotencyKey }) => {
   log("start", idempotencyKey);
