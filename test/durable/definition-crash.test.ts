@@ -30,8 +30,8 @@ import { CRASH_USER as USER, CrashCluster } from "./support/definition-crash-clu
 
 const RUNS = 200;
 const KILLS = 20;
-/** Kills aim at a process running a step (see the kill loop); a quarter must catch one. */
-const MIN_HITS = Math.ceil(KILLS / 4);
+/** Kills aim at a process running a step (see the kill loop); half must catch one. */
+const MIN_HITS = Math.ceil(KILLS / 2);
 
 const DEFINITION = {
   key: "crash-flow",
