@@ -3,7 +3,7 @@
  * durable timer, another code step) while the process executing the runs is
  * killed with SIGKILL, 20 times. Every one of the 200 processes must end, and
  * no code step whose completion a run recorded may run again: executions are
- * counted in a side file the steps write (support/definition-crash-steps.mjs).
+ * counted in a side file the steps write (support/definition-crash-steps.ts).
  *
  * PostgreSQL and MariaDB: an API node that is never killed and three workers,
  * one killed and replaced each time; SQLite: the single node, killed and
@@ -12,7 +12,7 @@
  * build` first (npm ci does it).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -24,6 +24,7 @@ import {
   type Backend,
 } from "../support/backends.ts";
 import { CRASH_USER as USER, CrashCluster } from "./support/definition-crash-cluster.ts";
+import { crashStepsSource } from "./support/definition-crash-steps.ts";
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
    REST bodies are untyped JSON, read by field */
@@ -135,7 +136,9 @@ function suite(b: Backend) {
         const db = await createTestDatabase(b);
         const dir = mkdtempSync(join(tmpdir(), "tf-def-crash-"));
         const stepLog = join(dir, "steps.log");
-        const cluster = new CrashCluster(b, db.url, stepLog);
+        const steps = join(dir, "steps.mjs");
+        writeFileSync(steps, crashStepsSource);
+        const cluster = new CrashCluster(b, db.url, stepLog, steps);
         const tasks = completer(cluster);
         const runIds: string[] = [];
         const victims: number[] = [];

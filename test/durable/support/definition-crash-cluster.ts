@@ -21,7 +21,6 @@ import { freePort } from "../../support/server-process.ts";
 /* eslint-disable @typescript-eslint/no-explicit-any -- REST bodies are untyped JSON, read by field */
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-export const CRASH_STEPS = "test/durable/support/definition-crash-steps.mjs";
 export const CRASH_KEY = "crash-key-0123456789abcdefghijkl";
 export const CRASH_USER = "alice";
 const WORKERS = 3;
@@ -47,12 +46,14 @@ export class CrashCluster {
     private readonly b: Backend,
     private readonly url: string,
     private readonly stepLog: string,
+    /** The steps module (support/definition-crash-steps.ts, written out by the test). */
+    private readonly steps: string,
   ) {}
 
   async start(): Promise<void> {
     if (this.b.name === "sqlite") return this.startSqliteNode();
     const [api] = await Promise.all([
-      this.spawnNode(["serve", "--no-worker", "--workflows", CRASH_STEPS]),
+      this.spawnNode(["serve", "--no-worker", "--workflows", this.steps]),
       ...Array.from({ length: WORKERS }, () => this.startWorker()),
     ]);
     this.api = api;
@@ -143,13 +144,13 @@ export class CrashCluster {
   }
 
   private async startSqliteNode(): Promise<void> {
-    const node = await this.spawnNode(["serve", "--workflows", CRASH_STEPS]);
+    const node = await this.spawnNode(["serve", "--workflows", this.steps]);
     this.api = node;
     this.executors.push(node);
   }
 
   private async startWorker(): Promise<void> {
-    this.executors.push(await this.spawnNode(["worker", "--workflows", CRASH_STEPS]));
+    this.executors.push(await this.spawnNode(["worker", "--workflows", this.steps]));
   }
 
   /** `node bin/taskflow.js <args>`; resolves once it says it listens (serve) or runs (worker). */
