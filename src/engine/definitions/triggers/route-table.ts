@@ -49,13 +49,16 @@ export class RouteTable {
    * (see requestSegments); `method` in upper case.
    */
   match(tenantId: string, method: string, segments: readonly string[]): RouteMatch {
-    const found = this.tenants.get(tenantId)?.match(segments);
-    if (found === undefined) return NONE;
-    const route = found.methods.get(method);
-    if (route === undefined) return { kind: "method", allow: [...found.methods.keys()].sort() };
+    const trie = this.tenants.get(tenantId);
+    if (trie === undefined) return NONE;
+    const found = trie.match(method, segments);
+    if (found === undefined) {
+      const allow = trie.methodsAt(segments);
+      return allow.length === 0 ? NONE : { kind: "method", allow };
+    }
     const params: Record<string, string> = {};
-    route.paramNames.forEach((name, i) => (params[name] = found.paramValues[i] ?? ""));
-    return { kind: "match", target: route.value, params };
+    found.route.paramNames.forEach((name, i) => (params[name] = found.paramValues[i] ?? ""));
+    return { kind: "match", target: found.route.value, params };
   }
 }
 

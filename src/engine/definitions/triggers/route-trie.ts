@@ -20,8 +20,7 @@ export interface TrieRoute<V> {
 }
 
 export interface TrieMatch<V> {
-  /** Every method the path has a route for; `value` only when the asked method is one of them. */
-  readonly methods: ReadonlyMap<string, TrieRoute<V>>;
+  readonly route: TrieRoute<V>;
   /** The parameters' values (decoded segments), in segment order. */
   readonly paramValues: readonly string[];
 }
@@ -73,30 +72,47 @@ export class RouteTrie<V> {
     return true;
   }
 
-  /** The routes of the node the (decoded) segments reach, or undefined when none does. */
-  match(segments: readonly string[]): TrieMatch<V> | undefined {
+  /**
+   * The route of `method` the (decoded) segments reach, literal segments
+   * tried first; undefined when none. A path that has a literal route of
+   * another method still reaches a parameter route of this one.
+   */
+  match(method: string, segments: readonly string[]): TrieMatch<V> | undefined {
     const values: string[] = [];
-    const node = walk(this.root, segments, 0, values);
-    return node === undefined ? undefined : { methods: node.routes, paramValues: values };
+    const node = walk(this.root, segments, 0, values, (n) => n.routes.has(method));
+    const route = node?.routes.get(method);
+    return route === undefined ? undefined : { route, paramValues: values };
+  }
+
+  /** Every method some route of the path has (for a 405's Allow); empty when none. */
+  methodsAt(segments: readonly string[]): string[] {
+    const methods = new Set<string>();
+    walk(this.root, segments, 0, [], (n) => {
+      for (const m of n.routes.keys()) methods.add(m);
+      return false;
+    });
+    return [...methods].sort();
   }
 }
 
+/** Depth first, literal child before parameter child: the first node at the path's end that `accept`s. */
 function walk<V>(
   node: TrieNode<V>,
   segments: readonly string[],
   i: number,
   values: string[],
+  accept: (n: TrieNode<V>) => boolean,
 ): TrieNode<V> | undefined {
-  if (i === segments.length) return node.routes.size > 0 ? node : undefined;
+  if (i === segments.length) return accept(node) ? node : undefined;
   const segment = segments[i] as string;
   const literal = node.literals.get(segment);
   if (literal !== undefined) {
-    const found = walk(literal, segments, i + 1, values);
+    const found = walk(literal, segments, i + 1, values, accept);
     if (found !== undefined) return found;
   }
   if (node.param === undefined || segment === "") return undefined;
   values.push(segment);
-  const found = walk(node.param, segments, i + 1, values);
+  const found = walk(node.param, segments, i + 1, values, accept);
   if (found === undefined) values.pop();
   return found;
 }
