@@ -16,6 +16,7 @@ import { createDurable, type Durable, type DurableOptions } from "./create-durab
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
+import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
@@ -30,6 +31,8 @@ export interface TaskflowOptions extends DurableOptions {
   logger?: Logger | undefined;
   /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
   redis?: Redis | undefined;
+  /** Starts runs of published definitions; with one, /v1/hooks/… serves the triggers. */
+  definitionRuns?: DefinitionRuns | undefined;
 }
 
 export interface Taskflow {
@@ -75,7 +78,7 @@ export async function createTaskflow(
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
   const definitions = new DefinitionVersions(database.definitions);
-  // /v1/hooks is served once a DefinitionRuns is passed to buildServer (the interpreter's).
+  // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
   const triggerRoutes = new TriggerRoutes(database.definitions, (tenantId, e) =>
     server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
   );
@@ -92,6 +95,7 @@ export async function createTaskflow(
       runs: durable.runs,
       definitions,
       triggerRoutes,
+      definitionRuns: options.definitionRuns,
       coordination,
       readiness: {
         store: () => database.ping(),
