@@ -16,7 +16,9 @@ import { createDurable, type Durable, type DurableOptions } from "./create-durab
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
+import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
+import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -29,6 +31,8 @@ export interface TaskflowOptions extends DurableOptions {
   logger?: Logger | undefined;
   /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
   redis?: Redis | undefined;
+  /** Starts runs of published definitions; with one, /v1/hooks/… serves the triggers. */
+  definitionRuns?: DefinitionRuns | undefined;
 }
 
 export interface Taskflow {
@@ -74,6 +78,11 @@ export async function createTaskflow(
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
   const definitions = new DefinitionVersions(database.definitions);
+  // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
+  const triggerRoutes = new TriggerRoutes(database.definitions, (tenantId, e) =>
+    server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
+  );
+  definitions.onHeadsChanged((tenantId) => triggerRoutes.refreshTenant(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   try {
@@ -85,6 +94,8 @@ export async function createTaskflow(
       logger: options.logger,
       runs: durable.runs,
       definitions,
+      triggerRoutes,
+      definitionRuns: options.definitionRuns,
       coordination,
       readiness: {
         store: () => database.ping(),
@@ -93,6 +104,7 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    await triggerRoutes.rebuild();
     // WF_API_KEYS may be empty outside development when a live key is stored.
     await requireKeysAtStart(config, coordination);
     await server.ready();

@@ -29,6 +29,9 @@ import type { DefinitionVersions } from "../engine/definitions/definition-versio
 import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
+import { hookRoutes } from "./hook-routes.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { requireHostHeader } from "./host-header.ts";
 import { installIdempotency } from "./idempotency.ts";
 import { instanceRoutes } from "./instance-routes.ts";
@@ -60,6 +63,10 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** Versioned definitions; without them their /v1/definitions/… routes are absent. */
   definitions?: DefinitionVersions | undefined;
+  /** Starts runs of published definitions; with `triggerRoutes`, serves /v1/hooks/…. */
+  definitionRuns?: DefinitionRuns | undefined;
+  /** This node's trigger route table; see triggers/trigger-routes.ts. */
+  triggerRoutes?: TriggerRoutes | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /**
@@ -84,6 +91,8 @@ export function buildServer({
   logger,
   runs,
   definitions,
+  definitionRuns,
+  triggerRoutes,
   readiness = {},
   coordination,
   directory = createDirectory(config),
@@ -151,6 +160,14 @@ export function buildServer({
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });
+    if (definitionRuns && triggerRoutes) {
+      const responseTimeoutMs = config.triggerResponseTimeout;
+      await api.register(hookRoutes, {
+        runs: definitionRuns,
+        routes: triggerRoutes,
+        responseTimeoutMs,
+      });
+    }
     if (runs) {
       await api.register(runRoutes, {
         runs,
