@@ -1,0 +1,147 @@
+/**
+ * The deployments a REST suite runs against, unchanged:
+ *
+ * - `sqlite`: one createTaskflow node on a fresh SQLite file (the suites' original setup);
+ * - `mysql-2-nodes`: two createTaskflow nodes on ONE fresh MariaDB database,
+ *   WF_COORDINATION=sql and no Redis anywhere (no REDIS_URL, an empty env);
+ * - `mysql-2-nodes-redis`: the very same config plus WF_COORDINATION=redis and a
+ *   REDIS_URL (`redisSwitch`), so the suite shows that moving to Redis is
+ *   configuration only.
+ *
+ * A deployment's `inject` spreads requests over its nodes round-robin, like a load
+ * balancer, so consecutive requests of one test land on different nodes. Every node
+ * gets the same TaskflowOptions: with `workflows`, each runs its own worker.
+ * An unreachable MariaDB or Redis skips outside CI and fails the run in CI.
+ */
+import { randomBytes } from "node:crypto";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import type { ConfigOverrides } from "../../src/config/config.ts";
+import { loadConfig } from "../../src/config/load-config.ts";
+import { createTaskflow, type Taskflow, type TaskflowOptions } from "../../src/create-taskflow.ts";
+import {
+  coordinationTestOptions,
+  deleteRedisPrefix,
+  REDIS_TEST_URL,
+} from "../coordination/support/coordination-backends.ts";
+import { backendTestOptions, createTestDatabase } from "./backends.ts";
+import { roundRobinProxy } from "./round-robin-proxy.ts";
+
+export type DeploymentName = "sqlite" | "mysql-2-nodes" | "mysql-2-nodes-redis";
+
+export interface Deployment {
+  readonly name: DeploymentName;
+  readonly nodes: readonly Taskflow[];
+  /** Fastify `inject` on the next node, round-robin. */
+  inject(options: InjectOptions | string): Promise<LightMyRequestResponse>;
+  /** Listens every node; resolves with one base URL that spreads requests over them. */
+  listen(): Promise<string>;
+  /** Closes every node (and the proxy), drops the database, deletes the Redis keys. */
+  close(): Promise<void>;
+}
+
+export interface DeploymentKind {
+  readonly name: DeploymentName;
+  readonly nodeCount: number;
+  /** node:test options: `{ skip }` outside CI when a server it needs is down. */
+  testOptions(): Promise<{ skip?: string }>;
+  /** Starts the deployment with the suite's own config and options on every node. */
+  start(overrides?: ConfigOverrides, options?: TaskflowOptions): Promise<Deployment>;
+}
+
+/** The whole difference between the two MariaDB deployments: WF_COORDINATION=redis + REDIS_URL. */
+export const redisSwitch: ConfigOverrides = { coordination: "redis", redisUrl: REDIS_TEST_URL };
+
+const twoNodeBase = (databaseUrl: string, keyPrefix: string): ConfigOverrides => ({
+  databaseUrl,
+  keyPrefix,
+  coordination: "sql",
+  redisUrl: null,
+});
+
+export const deployments: readonly DeploymentKind[] = [
+  {
+    name: "sqlite",
+    nodeCount: 1,
+    testOptions: () => Promise.resolve({}),
+    async start(overrides = {}, options = {}) {
+      const db = await createTestDatabase({ name: "sqlite" });
+      return startNodes("sqlite", 1, { ...overrides, databaseUrl: db.url }, options, () =>
+        db.drop(),
+      );
+    },
+  },
+  {
+    name: "mysql-2-nodes",
+    nodeCount: 2,
+    testOptions: () => backendTestOptions({ name: "mysql" }),
+    async start(overrides = {}, options = {}) {
+      const db = await createTestDatabase({ name: "mysql" });
+      const base = twoNodeBase(db.url, freshPrefix());
+      return startNodes("mysql-2-nodes", 2, { ...overrides, ...base }, options, () => db.drop());
+    },
+  },
+  {
+    name: "mysql-2-nodes-redis",
+    nodeCount: 2,
+    async testOptions() {
+      const mysql = await backendTestOptions({ name: "mysql" });
+      return mysql.skip !== undefined ? mysql : coordinationTestOptions("redis");
+    },
+    async start(overrides = {}, options = {}) {
+      const db = await createTestDatabase({ name: "mysql" });
+      const keyPrefix = freshPrefix();
+      const config = { ...overrides, ...twoNodeBase(db.url, keyPrefix), ...redisSwitch };
+      return startNodes("mysql-2-nodes-redis", 2, config, options, async () => {
+        await deleteRedisPrefix(keyPrefix);
+        await db.drop();
+      });
+    },
+  },
+];
+
+const freshPrefix = () => `tftest:${randomBytes(6).toString("hex")}:`;
+
+async function startNodes(
+  name: DeploymentName,
+  count: number,
+  overrides: ConfigOverrides,
+  options: TaskflowOptions,
+  cleanUp: () => Promise<void>,
+): Promise<Deployment> {
+  const nodes: Taskflow[] = [];
+  let stopProxy: (() => Promise<void>) | undefined;
+  const close = async () => {
+    await stopProxy?.();
+    await Promise.all(nodes.map((n) => n.close()));
+    await cleanUp();
+  };
+  try {
+    // Not under test here: on a loaded 2-core machine the start blocks the loop for a whole
+    // 1 s sample, which under-pressure reads as "Infinity ms behind" and sheds requests.
+    // An empty env: no REDIS_URL or WF_* of the machine leaks into a deployment.
+    const config = loadConfig({ env: {}, overrides: { maxEventLoopDelay: 0, ...overrides } });
+    // One after the other: both would run the migrations at once otherwise, which the
+    // migration lock handles but which is not what these suites test.
+    for (let i = 0; i < count; i++) nodes.push(await createTaskflow(config, options));
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  let next = 0;
+  return {
+    name,
+    nodes,
+    inject(request) {
+      const node = nodes[next++ % nodes.length] as Taskflow;
+      return node.server.inject(request);
+    },
+    async listen() {
+      const urls = await Promise.all(nodes.map((n) => n.listen()));
+      if (urls.length === 1) return urls[0] as string;
+      const proxy = await roundRobinProxy(urls);
+      stopProxy = () => proxy.close();
+      return proxy.url;
+    },
+    close,
+  };
+}
