@@ -45,7 +45,11 @@ export interface DeploymentKind {
   /** node:test options: `{ skip }` outside CI when a server it needs is down. */
   testOptions(): Promise<{ skip?: string }>;
   /** Starts the deployment with the suite's own config and options on every node. */
-  start(overrides?: ConfigOverrides, options?: TaskflowOptions): Promise<Deployment>;
+  start(
+    overrides?: ConfigOverrides,
+    options?: TaskflowOptions,
+    load?: { requireApiKeys?: boolean },
+  ): Promise<Deployment>;
 }
 
 /** The whole difference between the two MariaDB deployments: WF_COORDINATION=redis + REDIS_URL. */
@@ -73,9 +77,9 @@ export const deployments: readonly DeploymentKind[] = [
     name: "sqlite",
     nodeCount: 1,
     testOptions: () => Promise.resolve({}),
-    async start(overrides = {}, options = {}) {
+    async start(overrides = {}, options = {}, load = {}) {
       const db = await createTestDatabase({ name: "sqlite" });
-      return startNodes("sqlite", 1, { ...overrides, databaseUrl: db.url }, options, () =>
+      return startNodes("sqlite", 1, { ...overrides, databaseUrl: db.url }, options, load, () =>
         db.drop(),
       );
     },
@@ -84,21 +88,23 @@ export const deployments: readonly DeploymentKind[] = [
     name: "mysql-2-nodes",
     nodeCount: 2,
     testOptions: () => probed("mysql-2-nodes"),
-    async start(overrides = {}, options = {}) {
+    async start(overrides = {}, options = {}, load = {}) {
       const db = await createTestDatabase({ name: "mysql" });
       const base = twoNodeBase(db.url, freshPrefix());
-      return startNodes("mysql-2-nodes", 2, { ...overrides, ...base }, options, () => db.drop());
+      return startNodes("mysql-2-nodes", 2, { ...overrides, ...base }, options, load, () =>
+        db.drop(),
+      );
     },
   },
   {
     name: "mysql-2-nodes-redis",
     nodeCount: 2,
     testOptions: () => probed("mysql-2-nodes-redis"),
-    async start(overrides = {}, options = {}) {
+    async start(overrides = {}, options = {}, load = {}) {
       const db = await createTestDatabase({ name: "mysql" });
       const keyPrefix = freshPrefix();
       const config = { ...overrides, ...twoNodeBase(db.url, keyPrefix), ...redisSwitch };
-      return startNodes("mysql-2-nodes-redis", 2, config, options, async () => {
+      return startNodes("mysql-2-nodes-redis", 2, config, options, load, async () => {
         await deleteRedisPrefix(keyPrefix);
         await db.drop();
       });
@@ -113,6 +119,7 @@ async function startNodes(
   count: number,
   overrides: ConfigOverrides,
   options: TaskflowOptions,
+  load: { requireApiKeys?: boolean },
   cleanUp: () => Promise<void>,
 ): Promise<Deployment> {
   const nodes: Taskflow[] = [];
@@ -126,7 +133,11 @@ async function startNodes(
     // Not under test here: on a loaded 2-core machine the start blocks the loop for a whole
     // 1 s sample, which under-pressure reads as "Infinity ms behind" and sheds requests.
     // An empty env: no REDIS_URL or WF_* of the machine leaks into a deployment.
-    const config = loadConfig({ env: {}, overrides: { maxEventLoopDelay: 0, ...overrides } });
+    const config = loadConfig({
+      env: {},
+      requireApiKeys: load.requireApiKeys ?? true,
+      overrides: { maxEventLoopDelay: 0, addr: "127.0.0.1:0", ...overrides },
+    });
     // One after the other: both would run the migrations at once otherwise, which the
     // migration lock handles but which is not what these suites test.
     for (let i = 0; i < count; i++) nodes.push(await createTaskflow(config, options));
