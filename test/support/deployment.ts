@@ -14,8 +14,8 @@
  * An unreachable MariaDB or Redis skips outside CI and fails the run in CI.
  */
 import { randomBytes } from "node:crypto";
-import type { InjectOptions, LightMyRequestResponse } from "fastify";
-import type { ConfigOverrides } from "../../src/config/config.ts";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import type { ConfigOverrides, TaskflowConfig } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { createTaskflow, type Taskflow, type TaskflowOptions } from "../../src/create-taskflow.ts";
 import {
@@ -39,9 +39,24 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
+/** A deployment's database and config, before any node starts. */
+export interface PreparedDeployment {
+  readonly config: TaskflowConfig;
+  /** Drops the database, deletes the Redis keys. */
+  cleanUp(): Promise<void>;
+}
+
 export interface DeploymentKind {
   readonly name: DeploymentName;
   readonly nodeCount: number;
+  /**
+   * The database and the config every node gets, for a suite that assembles its own
+   * nodes (e.g. with a settable clock); `start` is this plus createTaskflow per node.
+   */
+  prepare(
+    overrides?: ConfigOverrides,
+    load?: { requireApiKeys?: boolean },
+  ): Promise<PreparedDeployment>;
   /** node:test options: `{ skip }` outside CI when a server it needs is down. */
   testOptions(): Promise<{ skip?: string }>;
   /** Starts the deployment with the suite's own config and options on every node. */
@@ -73,86 +88,110 @@ function probed(name: "mysql-2-nodes" | "mysql-2-nodes-redis"): Promise<{ skip?:
 }
 
 export const deployments: readonly DeploymentKind[] = [
-  {
-    name: "sqlite",
-    nodeCount: 1,
-    testOptions: () => Promise.resolve({}),
-    async start(overrides = {}, options = {}, load = {}) {
+  kind(
+    "sqlite",
+    1,
+    () => Promise.resolve({}),
+    async (overrides) => {
       const db = await createTestDatabase({ name: "sqlite" });
-      return startNodes("sqlite", 1, { ...overrides, databaseUrl: db.url }, options, load, () =>
-        db.drop(),
-      );
+      return { overrides: { ...overrides, databaseUrl: db.url }, cleanUp: () => db.drop() };
     },
-  },
-  {
-    name: "mysql-2-nodes",
-    nodeCount: 2,
-    testOptions: () => probed("mysql-2-nodes"),
-    async start(overrides = {}, options = {}, load = {}) {
+  ),
+  kind(
+    "mysql-2-nodes",
+    2,
+    () => probed("mysql-2-nodes"),
+    async (overrides) => {
       const db = await createTestDatabase({ name: "mysql" });
       const base = twoNodeBase(db.url, freshPrefix());
-      return startNodes("mysql-2-nodes", 2, { ...overrides, ...base }, options, load, () =>
-        db.drop(),
-      );
+      return { overrides: { ...overrides, ...base }, cleanUp: () => db.drop() };
     },
-  },
-  {
-    name: "mysql-2-nodes-redis",
-    nodeCount: 2,
-    testOptions: () => probed("mysql-2-nodes-redis"),
-    async start(overrides = {}, options = {}, load = {}) {
+  ),
+  kind(
+    "mysql-2-nodes-redis",
+    2,
+    () => probed("mysql-2-nodes-redis"),
+    async (overrides) => {
       const db = await createTestDatabase({ name: "mysql" });
       const keyPrefix = freshPrefix();
-      const config = { ...overrides, ...twoNodeBase(db.url, keyPrefix), ...redisSwitch };
-      return startNodes("mysql-2-nodes-redis", 2, config, options, load, async () => {
-        await deleteRedisPrefix(keyPrefix);
-        await db.drop();
-      });
+      return {
+        overrides: { ...overrides, ...twoNodeBase(db.url, keyPrefix), ...redisSwitch },
+        async cleanUp() {
+          await deleteRedisPrefix(keyPrefix);
+          await db.drop();
+        },
+      };
     },
-  },
+  ),
 ];
+
+function kind(
+  name: DeploymentName,
+  nodeCount: number,
+  testOptions: () => Promise<{ skip?: string }>,
+  database: (
+    overrides: ConfigOverrides,
+  ) => Promise<{ overrides: ConfigOverrides; cleanUp(): Promise<void> }>,
+): DeploymentKind {
+  const prepare = async (
+    overrides: ConfigOverrides = {},
+    load: { requireApiKeys?: boolean } = {},
+  ) => {
+    const db = await database(overrides);
+    try {
+      // Not under test here: on a loaded 2-core machine the start blocks the loop for a whole
+      // 1 s sample, which under-pressure reads as "Infinity ms behind" and sheds requests.
+      // An empty env: no REDIS_URL or WF_* of the machine leaks into a deployment.
+      const config = loadConfig({
+        env: {},
+        requireApiKeys: load.requireApiKeys ?? true,
+        overrides: { maxEventLoopDelay: 0, addr: "127.0.0.1:0", ...db.overrides },
+      });
+      return { config, cleanUp: () => db.cleanUp() };
+    } catch (e) {
+      await db.cleanUp();
+      throw e;
+    }
+  };
+  return {
+    name,
+    nodeCount,
+    testOptions,
+    prepare,
+    async start(overrides = {}, options = {}, load = {}) {
+      const prepared = await prepare(overrides, load);
+      return startNodes(name, nodeCount, prepared, options);
+    },
+  };
+}
 
 const freshPrefix = () => `tftest:${randomBytes(6).toString("hex")}:`;
 
 async function startNodes(
   name: DeploymentName,
   count: number,
-  overrides: ConfigOverrides,
+  prepared: PreparedDeployment,
   options: TaskflowOptions,
-  load: { requireApiKeys?: boolean },
-  cleanUp: () => Promise<void>,
 ): Promise<Deployment> {
   const nodes: Taskflow[] = [];
   let stopProxy: (() => Promise<void>) | undefined;
   const close = async () => {
     await stopProxy?.();
     await Promise.all(nodes.map((n) => n.close()));
-    await cleanUp();
+    await prepared.cleanUp();
   };
   try {
-    // Not under test here: on a loaded 2-core machine the start blocks the loop for a whole
-    // 1 s sample, which under-pressure reads as "Infinity ms behind" and sheds requests.
-    // An empty env: no REDIS_URL or WF_* of the machine leaks into a deployment.
-    const config = loadConfig({
-      env: {},
-      requireApiKeys: load.requireApiKeys ?? true,
-      overrides: { maxEventLoopDelay: 0, addr: "127.0.0.1:0", ...overrides },
-    });
     // One after the other: both would run the migrations at once otherwise, which the
     // migration lock handles but which is not what these suites test.
-    for (let i = 0; i < count; i++) nodes.push(await createTaskflow(config, options));
+    for (let i = 0; i < count; i++) nodes.push(await createTaskflow(prepared.config, options));
   } catch (e) {
     await close();
     throw e;
   }
-  let next = 0;
   return {
     name,
     nodes,
-    inject(request) {
-      const node = nodes[next++ % nodes.length] as Taskflow;
-      return node.server.inject(request);
-    },
+    inject: roundRobin(nodes.map((n) => n.server)),
     async listen() {
       const urls = await Promise.all(nodes.map((n) => n.listen()));
       if (urls.length === 1) return urls[0] as string;
@@ -162,4 +201,13 @@ async function startNodes(
     },
     close,
   };
+}
+
+/** Fastify `inject` on each app in turn, like a load balancer in front of them. */
+export function roundRobin(
+  apps: readonly Pick<FastifyInstance, "inject">[],
+): (options: InjectOptions | string) => Promise<LightMyRequestResponse> {
+  let next = 0;
+  return (request) =>
+    (apps[next++ % apps.length] as Pick<FastifyInstance, "inject">).inject(request);
 }
