@@ -247,6 +247,40 @@ void describe("interpreter states", () => {
     assert.equal((await env.run("fork-2:0")).status, "cancelled");
   });
 
+  test("parallel: a failed branch fails the state and cancels the others", async () => {
+    await env.publish({
+      key: "fork-fail",
+      name: "Fork fail",
+      start: "both",
+      states: {
+        both: {
+          type: "parallel",
+          branches: [
+            {
+              start: "slow",
+              states: { slow: { type: "timer", duration: "P1D", next: "e" }, e: { type: "end" } },
+            },
+            {
+              start: "bad",
+              states: {
+                bad: { type: "call", step: "st-fail", retry: { maxAttempts: 1 }, next: "e" },
+                e: { type: "end" },
+              },
+            },
+          ],
+          next: "done",
+        },
+        done: { type: "end" },
+      },
+    });
+    await env.start("fork-fail", 1, {}, "fork-3");
+    await env.h.drain();
+    const run = await env.run("fork-3");
+    assert.equal(run.status, "failed");
+    assert.match(run.error!.message, /card declined/);
+    assert.equal((await env.run("fork-3:0")).status, "cancelled");
+  });
+
   test("subProcess: another definition (latest, pinned) and a code workflow", async () => {
     await env.publish({
       key: "kid",
