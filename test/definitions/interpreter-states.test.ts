@@ -23,6 +23,7 @@ const receipt = workflow("send-receipt", async (ctx, input: { to: string }) => {
 
 before(async () => {
   registerStep("st-add", (input: any) => ({ sum: input.a + input.b }));
+  registerStep("st-echo", (input) => input);
   registerStep("st-fail", () => {
     throw new NonRetryableError("card declined");
   });
@@ -279,6 +280,30 @@ void describe("interpreter states", () => {
     assert.equal(run.status, "failed");
     assert.match(run.error!.message, /card declined/);
     assert.equal((await env.run("fork-3:0")).status, "cancelled");
+  });
+
+  test("expressions read the recorded clock: now, $now() and $millis()", async () => {
+    await env.publish({
+      key: "clock",
+      name: "Clock",
+      start: "read",
+      states: {
+        read: {
+          type: "call",
+          step: "st-echo",
+          input: "{ 'now': now, 'fn': $now(), 'ms': $millis() }",
+          resultVar: "t",
+          next: "e",
+        },
+        e: { type: "end" },
+      },
+    });
+    env.h.clock.advance(12_345);
+    const t = env.h.clock.now();
+    await env.start("clock", 1, {}, "clock-1");
+    await env.h.drain();
+    const iso = new Date(t).toISOString();
+    assert.deepEqual((await output("clock-1")).vars.t, { now: iso, fn: iso, ms: t });
   });
 
   test("subProcess: another definition (latest, pinned) and a code workflow", async () => {
