@@ -24,6 +24,7 @@ const receipt = workflow("send-receipt", async (ctx, input: { to: string }) => {
 before(async () => {
   registerStep("st-add", (input: any) => ({ sum: input.a + input.b }));
   registerStep("st-echo", (input) => input);
+  registerStep("st-inc", (n) => Number(n) + 1);
   registerStep("st-fail", () => {
     throw new NonRetryableError("card declined");
   });
@@ -304,6 +305,34 @@ void describe("interpreter states", () => {
     await env.h.drain();
     const iso = new Date(t).toISOString();
     assert.deepEqual((await output("clock-1")).vars.t, { now: iso, fn: iso, ms: t });
+  });
+
+  test("a long loop continues as new and keeps its vars", async () => {
+    await env.publish({
+      key: "loop",
+      name: "Loop",
+      start: "tick",
+      states: {
+        tick: { type: "timer", duration: "1s", next: "inc" },
+        inc: { type: "call", step: "st-inc", input: "vars.n", resultVar: "n", next: "check" },
+        check: {
+          type: "choice",
+          choices: [{ when: "vars.n >= 100", next: "e" }],
+          otherwise: "tick",
+        },
+        e: { type: "end" },
+      },
+    });
+    await env.start("loop", 1, { n: 0 }, "loop-1");
+    for (let i = 0; i < 100; i++) {
+      await env.h.drain();
+      env.h.clock.advance(1_000);
+    }
+    await env.h.drain();
+    const run = await env.run("loop-1");
+    assert.equal(run.status, "completed", JSON.stringify(run.error));
+    assert.deepEqual(run.output, { vars: { n: 100 } });
+    assert.ok(run.generation >= 1, `generation ${run.generation}`);
   });
 
   test("subProcess: another definition (latest, pinned) and a code workflow", async () => {
