@@ -15,12 +15,18 @@ import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
+import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
+import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
+import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
+import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
+import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
   workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
   /**
-   * Run a worker in this process (default: when any workflow is registered).
+   * Run a worker in this process (default: yes — every worker also runs published definitions).
    * Options: lease, heartbeat, cap of concurrent runs (maxConcurrent), poll period.
    */
   worker?: boolean | WorkerOptions;
@@ -37,6 +43,10 @@ export interface Durable {
   readonly registry: WorkflowRegistry;
   readonly runStore: RunStore;
   readonly runs: DurableRuns;
+  /** Runs of published definitions, on the interpreter (registered with every worker). */
+  readonly definitionRuns: DefinitionRuns;
+  /** Tells the interpreter's cache that a key's latest published version changed on this node. */
+  forgetLatest(tenantId: string, key: string): void;
   readonly worker: Worker | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -54,12 +64,19 @@ export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
 
 /** The durable runtime over a database's run store (and its wake-ups, where it has them). */
 export function createDurable(
-  database: Pick<Database, "runs" | "wakeups">,
+  database: Pick<Database, "runs" | "wakeups" | "definitions">,
   options: DurableWiring,
 ): Durable {
   const registry = toRegistry(options.workflows);
   const runStore = database.runs;
-  const wantWorker = options.worker ?? registry.names().length > 0;
+  const definitions = new DefinitionCache(database.definitions);
+  const responses = new ResponseWaiters();
+  // Every worker runs published definitions, so a worker runs by default even
+  // where no code workflow is registered.
+  if (registry.get(DEFINITION_RUN) === undefined) {
+    registry.register(definitionRunWorkflow({ definitions, runs: runStore, responses }));
+  }
+  const wantWorker = options.worker ?? true;
   const workerOptions: WorkerOptions =
     wantWorker === true || wantWorker === false ? {} : wantWorker;
   const worker =
@@ -80,6 +97,8 @@ export function createDurable(
     registry,
     runStore,
     runs,
+    definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
+    forgetLatest: (tenantId, key) => definitions.forgetLatest(tenantId, key),
     worker,
     start: async () => {
       await worker?.start();

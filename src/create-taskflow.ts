@@ -19,6 +19,7 @@ import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-ta
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
+import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -31,7 +32,7 @@ export interface TaskflowOptions extends DurableOptions {
   logger?: Logger | undefined;
   /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
   redis?: Redis | undefined;
-  /** Starts runs of published definitions; with one, /v1/hooks/… serves the triggers. */
+  /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
 }
 
@@ -45,6 +46,8 @@ export interface Taskflow {
   readonly runs: DurableRuns;
   /** Versioned process definitions: validate, draft, publish, retract, read, diff. */
   readonly definitions: DefinitionVersions;
+  /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
+  readonly definitionRuns: DefinitionRuns;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
@@ -82,9 +85,12 @@ export async function createTaskflow(
   const triggerRoutes = new TriggerRoutes(database.definitions, (tenantId, e) =>
     server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
   );
+  definitions.onHeadsChanged((tenantId, key) => durable.forgetLatest(tenantId, key));
   definitions.onHeadsChanged((tenantId) => triggerRoutes.refreshTenant(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
-  const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
+  const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
+  // A definition's userTask checks its completion's action and form first.
+  const engine = new DefinitionTaskChecks(woken, store);
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({
@@ -95,7 +101,7 @@ export async function createTaskflow(
       runs: durable.runs,
       definitions,
       triggerRoutes,
-      definitionRuns: options.definitionRuns,
+      definitionRuns: options.definitionRuns ?? durable.definitionRuns,
       coordination,
       readiness: {
         store: () => database.ping(),
@@ -154,6 +160,7 @@ function assemble(parts: Parts): Taskflow {
     store: withLifecycle(database),
     runs: durable.runs,
     definitions,
+    definitionRuns: durable.definitionRuns,
     worker: durable.worker,
     coordination,
     server,

@@ -40,3 +40,16 @@ export { DurableRuns, type RunPage, type StartRunRequest } from "./engine/durabl
 export { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 export type { Duration } from "./domain/duration.ts";
 export type { Run, RunEvent, RunStatus } from "./domain/run.ts";
+
+// Published definitions (docs/definitions.md): the code steps their `call` states name.
+export {
+  registerStep,
+  type CodeStepContext,
+  type CodeStepFn,
+} from "./engine/definitions/interpreter/step-registry.ts";
+export type {
+  DefinitionResponse,
+  DefinitionRuns,
+  StartDefinitionCommand,
+  StartedDefinitionRun,
+} from "./engine/definitions/definition-runs.ts";

@@ -1,11 +1,13 @@
 /**
  * `--workflows <module>`: imports the user's module (path relative to the
- * working directory) and checks that it exports at least one workflow. The
+ * working directory) and checks that it exports at least one workflow or
+ * registers a code step (registerStep, for published definitions). The
  * mistakes a new user makes here get a message that says what to do.
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
 import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
@@ -16,8 +18,12 @@ export async function importWorkflowModule(path: string): Promise<Record<string,
   } catch (e) {
     throw new Error(`--workflows ${path}: ${explain(e)}`, { cause: e });
   }
-  if (new WorkflowRegistry().registerModule(mod) === 0) {
-    throw new Error(`--workflows ${path}: the module exports no workflow (use workflow(name, fn))`);
+  const steps = registeredStepNames().length;
+  if (new WorkflowRegistry().registerModule(mod) === 0 && steps === 0) {
+    throw new Error(
+      `--workflows ${path}: the module exports no workflow (use workflow(name, fn)) and ` +
+        `registers no code step (registerStep(name, fn))`,
+    );
   }
   return mod;
 }

@@ -63,7 +63,7 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** Versioned definitions; without them their /v1/definitions/… routes are absent. */
   definitions?: DefinitionVersions | undefined;
-  /** Starts runs of published definitions; with `triggerRoutes`, serves /v1/hooks/…. */
+  /** Starts runs of published definitions (POST /v1/processes); with `triggerRoutes`, also serves /v1/hooks/…. */
   definitionRuns?: DefinitionRuns | undefined;
   /** This node's trigger route table; see triggers/trigger-routes.ts. */
   triggerRoutes?: TriggerRoutes | undefined;
@@ -158,7 +158,7 @@ export function buildServer({
     api.addHook("preValidation", refuseUnstorableParams);
     installIdempotency(api, shared.cache);
     for (const routes of RESOURCES)
-      await api.register(routes, { engine, directory } satisfies RouteOptions);
+      await api.register(routes, { engine, directory, definitionRuns } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });
     if (definitionRuns && triggerRoutes) {
       const responseTimeoutMs = config.triggerResponseTimeout;

@@ -28,6 +28,7 @@ interface StartBody {
   processKey: string;
   name?: string;
   vars?: Vars;
+  version?: number;
 }
 
 interface ProcessQuery extends PageQuery, CreatedRangeQuery {
@@ -37,7 +38,7 @@ interface ProcessQuery extends PageQuery, CreatedRangeQuery {
 
 export function processRoutes(
   app: FastifyInstance,
-  { engine, directory }: RouteOptions,
+  { engine, directory, definitionRuns }: RouteOptions,
   done: () => void,
 ) {
   app.post<{ Body: StartBody; Headers: ActorHeaders }>(
@@ -49,12 +50,23 @@ export function processRoutes(
         description:
           "Starts a root instance of the definition `processKey` (created with `name` when the " +
           "tenant has none yet), started by the X-Actor-Id. Work is then assigned under it " +
-          "with POST /v1/assignments.",
+          "with POST /v1/assignments. When the key has a published version (or `version` is " +
+          "given), the process is a run of that version on the interpreter, pinned to it: the " +
+          "latest published one unless `version` names another; `vars` must match its schema.",
         headers: actorHeaders,
         body: {
           type: "object",
           required: ["processKey"],
-          properties: { processKey: idSchema, name: nameSchema, vars: varsSchema },
+          properties: {
+            processKey: idSchema,
+            name: nameSchema,
+            vars: varsSchema,
+            version: {
+              type: "integer",
+              minimum: 1,
+              description: "A published version of the definition to run (default: the latest).",
+            },
+          },
           examples: [{ processKey: "leave", name: "Leave request", vars: { employee: "bob" } }],
         },
         response: {
@@ -63,7 +75,15 @@ export function processRoutes(
             {
               type: "object",
               required: ["definitionKey", "instanceId"],
-              properties: { definitionKey: { type: "string" }, instanceId: { type: "string" } },
+              properties: {
+                definitionKey: { type: "string" },
+                instanceId: { type: "string" },
+                runId: {
+                  type: "string",
+                  description: "The interpreter's run (published definitions)",
+                },
+                version: { type: "integer", description: "The version the run is pinned to" },
+              },
             },
             { definitionKey: "leave", instanceId: instanceExample.id },
           ),
@@ -72,8 +92,25 @@ export function processRoutes(
       },
     },
     async (req, reply) => {
-      const { processKey, name, vars } = req.body;
-      const started = await engine.start(actorContext(req), { processKey, name, vars });
+      const { processKey, name, vars, version } = req.body;
+      const ctx = actorContext(req);
+      if (
+        definitionRuns &&
+        (version !== undefined || (await definitionRuns.hasPublished(ctx.tenantId, processKey)))
+      ) {
+        assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
+        const run = await definitionRuns.start(ctx, {
+          key: processKey,
+          version,
+          vars: vars ?? {},
+          name,
+        });
+        const { instanceId, runId } = run;
+        return reply
+          .code(201)
+          .send({ definitionKey: processKey, instanceId, runId, version: run.version });
+      }
+      const started = await engine.start(ctx, { processKey, name, vars });
       return reply.code(201).send(started);
     },
   );

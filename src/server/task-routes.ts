@@ -48,6 +48,7 @@ interface IdParams {
 interface CompleteBody {
   vars?: Vars;
   next?: NextAssignmentBody;
+  action?: string;
 }
 
 /** A POST on one task: its errors are the common ones, NotFound, Forbidden, NotOpen and `own`. */
@@ -211,15 +212,26 @@ export function taskRoutes(
         ),
         body: {
           type: "object",
-          properties: { vars: varsSchema, next: ref("NextAssignment") },
-          examples: [{ vars: { decision: "approved" } }],
+          properties: {
+            vars: varsSchema,
+            next: ref("NextAssignment"),
+            action: {
+              type: "string",
+              minLength: 1,
+              maxLength: 128,
+              description:
+                "The outcome chosen (stored as `vars.action`); a task of a definition's " +
+                "userTask must name one of the state's actions.",
+            },
+          },
+          examples: [{ action: "approve", vars: { decision: "approved" } }],
         },
       },
     },
     async (req) => {
-      const { vars, next } = req.body;
+      const { vars, next, action } = req.body;
       const result = await engine.complete(actorContext(req), req.params.id, {
-        vars,
+        vars: action === undefined ? vars : { ...vars, action },
         next: next && toNextAssignment(next),
       });
       return completeResultView(result);

@@ -25,7 +25,8 @@ import {
 export type VersionSelector = number | "latest" | "draft";
 
 /** Told, after the commit, that a tenant's published heads changed; never throws. */
-export type HeadsChanged = (tenantId: string) => Promise<void>;
+/** A key's published head changed on this node (a publish, or a retract of a published version). */
+export type HeadsChanged = (tenantId: string, key: string) => Promise<void> | void;
 
 export class DefinitionVersions {
   private readonly listeners: HeadsChanged[] = [];
@@ -112,7 +113,7 @@ export class DefinitionVersions {
     if (!outcome.published) {
       throw conflict(`the draft of '${key}' changed while it was being published; publish again`);
     }
-    await this.headsChanged(ctx.tenantId);
+    await this.headsChanged(ctx.tenantId, key);
     return { key, version: outcome.version };
   }
 
@@ -120,7 +121,7 @@ export class DefinitionVersions {
   async retract(ctx: TenantContext, key: string, version: number): Promise<DefinitionVersion> {
     const outcome = await this.store.retractVersion({ tenantId: ctx.tenantId, key, version });
     if (outcome === "missing") throw notFound("version of definition", `${key}@${version}`);
-    if (outcome === "retracted") await this.headsChanged(ctx.tenantId);
+    if (outcome === "retracted") await this.headsChanged(ctx.tenantId, key);
     return this.get(ctx, key, version);
   }
 
@@ -153,8 +154,8 @@ export class DefinitionVersions {
     };
   }
 
-  private async headsChanged(tenantId: string): Promise<void> {
-    for (const listener of this.listeners) await listener(tenantId);
+  private async headsChanged(tenantId: string, key: string): Promise<void> {
+    for (const listener of this.listeners) await listener(tenantId, key);
   }
 
   /** The definition, or a Validation error with every finding; the key in the path must be the body's. */

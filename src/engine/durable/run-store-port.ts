@@ -27,6 +27,8 @@ export interface NewRun {
   parentRunId: string | null;
   /** Who started it (X-Actor-Id); the owner of the run's root instance. */
   startedBy: string;
+  /** The root instance's definition key; default: the workflow's name. */
+  definitionKey?: string | undefined;
   now: number;
   /**
    * Start already leased by this owner (status running, lease until the given time)

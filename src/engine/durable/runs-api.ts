@@ -33,6 +33,8 @@ export interface StartRunRequest {
   id?: string | undefined;
   /** The acting user; owns the run's root instance. */
   startedBy: string;
+  /** The root instance's definition key (default: the workflow's name), e.g. an interpreted definition's. */
+  definitionKey?: string | undefined;
 }
 
 /** GET /v1/runs: the filters combine (and); none given, every run of the tenant. */
@@ -94,6 +96,7 @@ export class DurableRuns {
         input: req.input === undefined ? null : JSON.parse(JSON.stringify(req.input)),
         parentRunId: null,
         startedBy: req.startedBy,
+        definitionKey: req.definitionKey,
         now,
         leaseTo,
         idGenerated: req.id === undefined,

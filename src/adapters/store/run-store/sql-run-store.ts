@@ -104,6 +104,7 @@ export class SqlRunStore implements RunStore {
       workflow: r.workflow,
       instanceId,
       definitionId,
+      definitionKey: r.definitionKey ?? r.workflow,
       startedBy,
       // A run's root instance points back at it (process list, inbox).
       vars: JSON.stringify({ runId: r.id }),
@@ -131,15 +132,16 @@ export class SqlRunStore implements RunStore {
 
   /** The workflow's definition row (created on first use), cached: definitions are never deleted. */
   private async definitionId(r: NewRun): Promise<string> {
-    const key = `${r.tenantId}\u0000${r.workflow}`;
+    const definitionKey = r.definitionKey ?? r.workflow;
+    const key = `${r.tenantId}\u0000${definitionKey}`;
     const known = this.definitionIds.get(key);
     if (known !== undefined) return known;
     const def = await this.db.transaction().execute((trx) =>
       ensureDefinition(trx, this.parts, {
         id: newId(r.now),
         tenantId: r.tenantId,
-        key: r.workflow,
-        name: r.workflow,
+        key: definitionKey,
+        name: definitionKey,
         createdAt: r.now,
       }),
     );

@@ -31,6 +31,7 @@ export interface StartRow {
   workflow: string;
   instanceId: string;
   definitionId: string;
+  definitionKey: string;
   startedBy: string;
   vars: string;
   input: string;
@@ -47,7 +48,7 @@ export interface StartRow {
 const INSERT_INSTANCE = `insert into instances (tenant_id, id, kind, definition_id,
     definition_key, parent_instance_id, root_instance_id, status, process_state, vars,
     started_by, created_at, completed_at, on_all_completed, joined_at)
-  values (:tenantId, :instanceId, 'process', :definitionId, :workflow, null, :instanceId,
+  values (:tenantId, :instanceId, 'process', :definitionId, :definitionKey, null, :instanceId,
     'running', 'open', :vars, :startedBy, :now, null, null, null)`;
 const INSERT_RUN = `insert into runs (tenant_id, id, workflow, status, input, output, error,
     root_instance_id, parent_run_id, created_at, updated_at, wake_at, lease_owner,
@@ -78,16 +79,18 @@ type StartsParams = Columns<Omit<StartRow, "notify">> & { anyNotify: boolean };
 const START_RUNS = statement<StartsParams>(
   `with v as (
      select * from unnest(:tenantId::varchar[], :runId::varchar[], :workflow::varchar[],
-       :instanceId::varchar[], :definitionId::varchar[], :startedBy::varchar[], :vars::text[],
+       :instanceId::varchar[], :definitionId::varchar[], :definitionKey::varchar[],
+       :startedBy::varchar[], :vars::text[],
        :input::text[], :status::varchar[], :parentRunId::varchar[], :now::bigint[],
        :wakeAt::bigint[], :leaseOwner::varchar[], :leaseUntil::bigint[])
-     as v(tenant_id, run_id, workflow, instance_id, definition_id, started_by, vars, input,
+     as v(tenant_id, run_id, workflow, instance_id, definition_id, definition_key, started_by,
+          vars, input,
           status, parent_run_id, now, wake_at, lease_owner, lease_until)
    ), i as (
      insert into instances (tenant_id, id, kind, definition_id, definition_key,
        parent_instance_id, root_instance_id, status, process_state, vars, started_by,
        created_at, completed_at, on_all_completed, joined_at)
-     select tenant_id, instance_id, 'process', definition_id, workflow, null, instance_id,
+     select tenant_id, instance_id, 'process', definition_id, definition_key, null, instance_id,
        'running', 'open', vars, started_by, now, null, null, null
      from v
    ), r as (
@@ -109,6 +112,7 @@ function startsParams(rows: readonly StartRow[]): StartsParams {
     workflow: col((s) => s.workflow),
     instanceId: col((s) => s.instanceId),
     definitionId: col((s) => s.definitionId),
+    definitionKey: col((s) => s.definitionKey),
     startedBy: col((s) => s.startedBy),
     vars: col((s) => s.vars),
     input: col((s) => s.input),

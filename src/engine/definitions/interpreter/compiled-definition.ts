@@ -1,0 +1,68 @@
+/**
+ * A published version, parsed once and kept with its JSONata compiled: a
+ * published number never changes, so the compiled form is cached per
+ * (tenant, key, version) for as long as there is room (an LRU).
+ */
+import jsonata from "jsonata";
+import type { ValidateFunction } from "ajv";
+import { formAjv } from "../json-schema-checks.ts";
+import type { Branch, ProcessDefinition, State } from "../definition-language.ts";
+
+/** Where a run's states come from: the definition's top level, or a parallel branch in it. */
+export type BranchPath = readonly (string | number)[];
+
+export interface Scope {
+  start: string;
+  states: Record<string, State>;
+}
+
+export class CompiledDefinition {
+  private readonly expressions = new Map<string, jsonata.Expression>();
+  private readonly scopes = new Map<string, Scope>();
+  private varsCheck: ValidateFunction | null | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly version: number,
+    readonly definition: ProcessDefinition,
+  ) {}
+
+  /** The compiled expression; each text is compiled once for the version's lifetime in the cache. */
+  expression(text: string): jsonata.Expression {
+    let e = this.expressions.get(text);
+    if (e === undefined) {
+      e = jsonata(text);
+      this.expressions.set(text, e);
+    }
+    return e;
+  }
+
+  /** The states of the top level (empty path) or of a branch: [state, index, state, index, …]. */
+  scope(path: BranchPath = []): Scope {
+    const id = path.join("\u0000");
+    let s = this.scopes.get(id);
+    if (s !== undefined) return s;
+    s = { start: this.definition.start, states: this.definition.states };
+    for (let i = 0; i + 1 < path.length; i += 2) {
+      const parallel: State | undefined = s.states[String(path[i])];
+      const branch: Branch | undefined =
+        parallel?.type === "parallel" ? parallel.branches[Number(path[i + 1])] : undefined;
+      if (branch === undefined) {
+        throw new Error(
+          `definition '${this.key}' v${this.version} has no branch ${path.join("/")}`,
+        );
+      }
+      s = { start: branch.start, states: branch.states };
+    }
+    this.scopes.set(id, s);
+    return s;
+  }
+
+  /** The `vars` schema compiled, or null when the definition has none. */
+  varsValidator(): ValidateFunction | null {
+    if (this.varsCheck !== undefined) return this.varsCheck;
+    const schema = this.definition.vars;
+    this.varsCheck = schema === undefined ? null : formAjv().compile(schema);
+    return this.varsCheck;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Completing a task of a definition's userTask: the action must be one of the
+ * state's actions, and the submitted vars must match its `form`. Both are
+ * read from the referral's vars (written by user-task-state.ts), so the check
+ * needs no definition. A refused completion changes nothing: the task stays
+ * open, and the 400 names the failing pointer.
+ */
+import type { ValidateFunction } from "ajv";
+import { LRUCache } from "lru-cache";
+import { invalidDocument, type FieldError } from "../../../domain/errors.ts";
+import type { Vars } from "../../../domain/vars.ts";
+import type { ActorContext } from "../../actor-context.ts";
+import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
+import type { TaskStore } from "../../ports.ts";
+import { formAjv } from "../json-schema-checks.ts";
+import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
+
+const FORMS_CACHED = 1_000;
+/** Task ids known to be plain (about 100 bytes each). */
+const PLAIN_TASKS_CACHED = 100_000;
+
+export class DefinitionTaskChecks implements HumanTaskApi {
+  readonly #forms = new LRUCache<string, ValidateFunction>({ max: FORMS_CACHED });
+  // Tasks assigned through these use cases belong to no definition (a run assigns through
+  // the bridge): their completion skips the read the check needs, as a REST cycle's do.
+  readonly #plain = new LRUCache<string, true>({ max: PLAIN_TASKS_CACHED });
+
+  constructor(
+    private readonly inner: HumanTaskApi,
+    private readonly store: TaskStore,
+  ) {}
+
+  complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
+    await this.#check(ctx, taskId, req.vars);
+    const r = await this.inner.complete(ctx, taskId, req);
+    this.#remember(ctx.tenantId, r.next);
+    if (r.joined !== r.next) this.#remember(ctx.tenantId, r.joined);
+    return r;
+  };
+  completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
+    await this.#check(ctx, taskId, req.vars);
+    return this.inner.completeAndEnd(ctx, taskId, req);
+  };
+  start: HumanTaskApi["start"] = (ctx, req) => this.inner.start(ctx, req);
+  assign: HumanTaskApi["assign"] = async (ctx, req) => {
+    const r = await this.inner.assign(ctx, req);
+    this.#remember(ctx.tenantId, r);
+    return r;
+  };
+  claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
+  release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
+  getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
+  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page, status) =>
+    this.inner.userInbox(ctx, userId, page, status);
+  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page, status) =>
+    this.inner.groupInbox(ctx, groupId, page, status);
+  getInstance: HumanTaskApi["getInstance"] = (ctx, id) => this.inner.getInstance(ctx, id);
+  completion: HumanTaskApi["completion"] = (ctx, id) => this.inner.completion(ctx, id);
+  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page, created) =>
+    this.inner.listProcesses(ctx, userId, state, page, created);
+  listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, page) =>
+    this.inner.listDefinitions(ctx, page);
+  getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);
+
+  #remember(tenantId: string, r: AssignResult | null): void {
+    for (const t of r?.tasks ?? []) this.#plain.set(`${tenantId}\u0000${t.id}`, true);
+  }
+
+  async #check(ctx: ActorContext, taskId: string, vars: Vars | undefined): Promise<void> {
+    if (this.#plain.has(`${ctx.tenantId}\u0000${taskId}`)) return;
+    const found = await this.store.getTaskWithInstance(ctx.tenantId, taskId);
+    if (found === undefined) return; // the use case answers 404
+    const rv = found.instance.vars;
+    if (!rv || (rv[FORM_VAR] === undefined && rv[ACTIONS_VAR] === undefined)) return;
+    const errors: FieldError[] = [];
+    const action = vars?.["action"];
+    const actions = rv[ACTIONS_VAR];
+    if (Array.isArray(actions) && action !== undefined && !actions.includes(action)) {
+      errors.push({ pointer: "/action", reason: `must be one of: ${actions.join(", ")}` });
+    } else if (action === undefined && rv[ACTION_REQUIRED_VAR] === true) {
+      const names = Array.isArray(actions) ? actions.join(", ") : "";
+      errors.push({ pointer: "/action", reason: `is required: one of ${names}` });
+    }
+    const form = rv[FORM_VAR];
+    if (typeof form === "object" && form !== null) {
+      const { action: _a, ...data } = vars ?? {};
+      const check = this.#form(form as Record<string, unknown>);
+      if (!check(data)) {
+        for (const e of check.errors ?? []) {
+          errors.push({ pointer: `/vars${e.instancePath}`, reason: e.message ?? e.keyword });
+        }
+      }
+    }
+    if (errors.length > 0) {
+      throw invalidDocument(`the completion does not match the task's state`, errors);
+    }
+  }
+
+  #form(schema: Record<string, unknown>): ValidateFunction {
+    const text = JSON.stringify(schema);
+    let check = this.#forms.get(text);
+    if (check === undefined) {
+      check = formAjv().compile(schema);
+      formAjv().removeSchema(schema);
+      this.#forms.set(text, check);
+    }
+    return check;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * `userTask`: ctx.humanTask (the inbox bridge) — one referral, a task per
+ * assignee, the completion policy as its join (the other tasks cancelled once
+ * it is met). The referral's vars carry what people and the complete route
+ * need: title, description, due, and the form and action names the
+ * completion is checked against (definition-task-checks.ts).
+ *
+ * Escalation is the task's own timeout: when `after` passes first, its open
+ * tasks are cancelled and a new referral goes to the escalated assignees — a
+ * fresh round, in which completions made before it do not count.
+ */
+import type { AssigneeRequest } from "../../../domain/assignee.ts";
+import type { HumanTaskResult, TaskPolicy } from "../../../domain/human-task-result.ts";
+import type { Vars } from "../../../domain/vars.ts";
+import type { UserTaskState } from "../definition-language.ts";
+import { resolveAssignee, withAdded } from "./assignees.ts";
+import { durationMs } from "./definition-duration.ts";
+import type { InterpretedRun, Transition } from "./run-context.ts";
+
+/** Referral vars the complete route checks a completion against. */
+export const FORM_VAR = "taskflowForm";
+export const ACTIONS_VAR = "taskflowActions";
+/** Set when the state has no `next`: a completion must name an action. */
+export const ACTION_REQUIRED_VAR = "taskflowActionRequired";
+
+export async function runUserTask(
+  run: InterpretedRun,
+  state: UserTaskState,
+  name: string,
+): Promise<Transition> {
+  const assignee = await resolveAssignee(run, state.assignee, `state '${name}'`);
+  const vars = await referralVars(run, state, name);
+  const policy = state.completion ?? "all";
+  let r: HumanTaskResult;
+  if (state.escalation === undefined) {
+    r = await run.ctx.humanTask(name, { assignee, policy, vars });
+  } else {
+    const timeout = durationMs(await run.valueOf(state.escalation.after));
+    r = await run.ctx.humanTask(name, { assignee, policy, vars, timeout });
+    if (r.timedOut) {
+      const escalated = await escalate(run, state, assignee, name);
+      const again = { ...vars, escalated: true };
+      r = await run.ctx.humanTask(name, {
+        assignee: escalated,
+        policy: fit(policy, escalated),
+        vars: again,
+      });
+    }
+  }
+  if (r.completedBy === null) throw new Error(`the tasks of state '${name}' were cancelled`);
+  const data = withoutAction(r.vars);
+  run.output({ action: r.action, completedBy: r.completedBy, data }, state.resultVar);
+  const byAction = r.action === null ? undefined : state.actions?.[r.action];
+  if (byAction !== undefined) return { next: byAction.next };
+  if (state.next !== undefined) return { next: state.next };
+  throw new Error(
+    `state '${name}' was completed with action '${r.action}', which it does not have`,
+  );
+}
+
+async function referralVars(
+  run: InterpretedRun,
+  state: UserTaskState,
+  name: string,
+): Promise<Vars> {
+  const vars: Vars = { title: await run.render(state.title), state: name };
+  if (state.description !== undefined) vars["description"] = await run.render(state.description);
+  if (state.due !== undefined) {
+    vars["dueAt"] = new Date(
+      run.ctx.now() + durationMs(await run.valueOf(state.due)),
+    ).toISOString();
+  }
+  if (state.form !== undefined) vars[FORM_VAR] = state.form;
+  if (state.actions !== undefined) vars[ACTIONS_VAR] = Object.keys(state.actions);
+  if (state.next === undefined) vars[ACTION_REQUIRED_VAR] = true;
+  return vars;
+}
+
+async function escalate(
+  run: InterpretedRun,
+  state: UserTaskState,
+  base: AssigneeRequest,
+  name: string,
+): Promise<AssigneeRequest> {
+  const e = state.escalation!;
+  if (e.reassign !== undefined) return resolveAssignee(run, e.reassign, `state '${name}'`);
+  if (e.addAssignee !== undefined) {
+    return withAdded(base, await resolveAssignee(run, e.addAssignee, `state '${name}'`));
+  }
+  return base;
+}
+
+/** The policy for the escalated round: `atLeast` no more than it has tasks. */
+function fit(policy: TaskPolicy, a: AssigneeRequest): TaskPolicy {
+  if (a.kind !== "users") return "all";
+  if (typeof policy === "object") return { atLeast: Math.min(policy.atLeast, a.ids.length) };
+  return policy;
+}
+
+function withoutAction(vars: Vars | null): Vars | null {
+  if (vars === null || !("action" in vars)) return vars;
+  const { action: _action, ...rest } = vars;
+  return rest;
+}
