@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   load: () => import("./load.ts"),
   chaos: () => import("./chaos.ts"),
   coordination: () => import("./coordination.ts"),
+  definitions: () => import("./definitions.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);

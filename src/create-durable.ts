@@ -16,7 +16,6 @@ import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
-import type { DefinitionVersionStore } from "./engine/definitions/definition-version-store.ts";
 import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
 import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
 import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
@@ -46,8 +45,8 @@ export interface Durable {
   readonly runs: DurableRuns;
   /** Runs of published definitions, on the interpreter (registered with every worker). */
   readonly definitionRuns: DefinitionRuns;
-  /** The versions store, telling the interpreter's cache of latest versions what this node publishes. */
-  readonly definitionStore: DefinitionVersionStore;
+  /** Tells the interpreter's cache that a key's latest published version changed on this node. */
+  forgetLatest(tenantId: string, key: string): void;
   readonly worker: Worker | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -99,7 +98,7 @@ export function createDurable(
     runStore,
     runs,
     definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
-    definitionStore: definitions.watched(),
+    forgetLatest: (tenantId, key) => definitions.forgetLatest(tenantId, key),
     worker,
     start: async () => {
       await worker?.start();

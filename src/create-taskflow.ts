@@ -18,6 +18,7 @@ import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
+import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
@@ -31,6 +32,8 @@ export interface TaskflowOptions extends DurableOptions {
   logger?: Logger | undefined;
   /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
   redis?: Redis | undefined;
+  /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
+  definitionRuns?: DefinitionRuns | undefined;
 }
 
 export interface Taskflow {
@@ -77,7 +80,13 @@ export async function createTaskflow(
     onWorkerError: (what, e) =>
       server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
   });
-  const definitions = new DefinitionVersions(durable.definitionStore);
+  const definitions = new DefinitionVersions(database.definitions);
+  // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
+  const triggerRoutes = new TriggerRoutes(database.definitions, (tenantId, e) =>
+    server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
+  );
+  definitions.onHeadsChanged((tenantId, key) => durable.forgetLatest(tenantId, key));
+  definitions.onHeadsChanged((tenantId) => triggerRoutes.refreshTenant(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   // A definition's userTask checks its completion's action and form first.
@@ -91,7 +100,8 @@ export async function createTaskflow(
       logger: options.logger,
       runs: durable.runs,
       definitions,
-      definitionRuns: durable.definitionRuns,
+      triggerRoutes,
+      definitionRuns: options.definitionRuns ?? durable.definitionRuns,
       coordination,
       readiness: {
         store: () => database.ping(),
@@ -100,6 +110,7 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    await triggerRoutes.rebuild();
     // WF_API_KEYS may be empty outside development when a live key is stored.
     await requireKeysAtStart(config, coordination);
     await server.ready();

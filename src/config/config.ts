@@ -53,6 +53,8 @@ export interface TaskflowConfig {
   readonly keyPrefix: string;
   /** While the rate limiter's backend is down: open lets requests through (with a warning), closed refuses them (503). */
   readonly rateLimitOnError: RateLimitFailure;
+  /** How long a /v1/hooks request waits for its run's `respond` state (ms); 0: answer 202 at once. */
+  readonly triggerResponseTimeout: number;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -77,6 +79,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "redisSentinelName",
   "keyPrefix",
   "rateLimitOnError",
+  "triggerResponseTimeout",
 ];
 
 /**
@@ -112,6 +115,8 @@ export interface ConfigOverrides {
   keyPrefix?: string | undefined;
   /** "open" or "closed". */
   rateLimitOnError?: string | undefined;
+  /** Milliseconds (0 – 60000), as a number or a string of digits; 0 or "off": never wait. */
+  triggerResponseTimeout?: string | number | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

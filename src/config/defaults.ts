@@ -25,6 +25,13 @@ export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
 /** Survives a crash of the process, not of the OS; FULL costs an fsync per COMMIT. */
 export const DEFAULT_SQLITE_SYNCHRONOUS = "normal";
 
+/**
+ * A few seconds: enough for a run that answers from its first states (a
+ * lookup, a decision, a `respond`); a hook's run that waits for people is
+ * answered 202 at once anyway when its definition has no `respond` state.
+ */
+export const DEFAULT_TRIGGER_RESPONSE_TIMEOUT_MS = 5000;
+
 /** Namespaces every coordination key and lock name of this deployment. */
 export const DEFAULT_KEY_PREFIX = "taskflow:";
 
@@ -54,5 +61,6 @@ export function defaultsLayer(): Layer {
     redisSentinelName: null,
     keyPrefix: DEFAULT_KEY_PREFIX,
     rateLimitOnError: "open",
+    triggerResponseTimeout: DEFAULT_TRIGGER_RESPONSE_TIMEOUT_MS,
   });
 }

@@ -26,10 +26,12 @@ import { registerSchemas } from "./component-schemas.ts";
 import { definitionRoutes } from "./definition-routes.ts";
 import { definitionVersionRoutes } from "./definition-version-routes.ts";
 import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
-import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
 import { installErrorHandling } from "./error-mapping.ts";
 import { answerFrameworkError } from "./framework-errors.ts";
 import { healthRoute } from "./health-route.ts";
+import { hookRoutes } from "./hook-routes.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { requireHostHeader } from "./host-header.ts";
 import { installIdempotency } from "./idempotency.ts";
 import { instanceRoutes } from "./instance-routes.ts";
@@ -61,8 +63,10 @@ export interface BuildServerOptions {
   runs?: DurableRuns | undefined;
   /** Versioned definitions; without them their /v1/definitions/… routes are absent. */
   definitions?: DefinitionVersions | undefined;
-  /** Starts of published definitions (POST /v1/processes); without them every start is a plain one. */
+  /** Starts runs of published definitions (POST /v1/processes); with `triggerRoutes`, also serves /v1/hooks/…. */
   definitionRuns?: DefinitionRuns | undefined;
+  /** This node's trigger route table; see triggers/trigger-routes.ts. */
+  triggerRoutes?: TriggerRoutes | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /**
@@ -88,6 +92,7 @@ export function buildServer({
   runs,
   definitions,
   definitionRuns,
+  triggerRoutes,
   readiness = {},
   coordination,
   directory = createDirectory(config),
@@ -155,6 +160,14 @@ export function buildServer({
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory, definitionRuns } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });
+    if (definitionRuns && triggerRoutes) {
+      const responseTimeoutMs = config.triggerResponseTimeout;
+      await api.register(hookRoutes, {
+        runs: definitionRuns,
+        routes: triggerRoutes,
+        responseTimeoutMs,
+      });
+    }
     if (runs) {
       await api.register(runRoutes, {
         runs,

@@ -20,9 +20,16 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 /**
  * Not in the engine's catalogue: Internal for a bug, Unavailable for a request
  * that reaches a node shutting down or finds its database unreachable,
- * UnsupportedMediaType for a body that is not sent as application/json.
+ * UnsupportedMediaType for a body that is not sent as application/json,
+ * MethodNotAllowed for a hook path (/v1/hooks/…) that has triggers, none for
+ * the request's method.
  */
-export const SERVER_PROBLEM_CODES = ["UnsupportedMediaType", "Internal", "Unavailable"] as const;
+export const SERVER_PROBLEM_CODES = [
+  "UnsupportedMediaType",
+  "MethodNotAllowed",
+  "Internal",
+  "Unavailable",
+] as const;
 export type ProblemCode = ErrorCode | (typeof SERVER_PROBLEM_CODES)[number];
 
 export interface Problem {
@@ -40,6 +47,7 @@ const STATUS: Record<ProblemCode, number> = {
   Unauthorized: 401,
   Forbidden: 403,
   NotFound: 404,
+  MethodNotAllowed: 405,
   NotOpen: 409,
   Conflict: 409,
   InProgress: 409,
@@ -56,6 +64,7 @@ const TITLE: Record<ProblemCode, string> = {
   Unauthorized: "Unauthorized",
   Forbidden: "Forbidden",
   NotFound: "Not found",
+  MethodNotAllowed: "Method not allowed",
   NotOpen: "Task is not open",
   Conflict: "Conflict",
   InProgress: "Request in progress",

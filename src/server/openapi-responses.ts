@@ -24,6 +24,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   Unauthorized: "missing or invalid X-API-Key",
   Forbidden: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' is assigned to another user",
   NotFound: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' was not found",
+  MethodNotAllowed: "POST /v1/hooks/orders/42 has no trigger; allowed: GET, PUT",
   NotOpen: "task '0193a1b2-7c10-7d2e-9a41-3b5c6d7e8f90' is done",
   Conflict: "process '0193a1b2-6f00-7c22-8f10-0a1b2c3d4e5f' is already completed",
   InProgress: "a request with this Idempotency-Key is still in progress; retry later",

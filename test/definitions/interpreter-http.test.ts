@@ -194,6 +194,28 @@ void describe("the interpreter behind POST /v1/processes", () => {
     });
   });
 
+  test("respond: awaitResponse answers on this node; a retracted version is a 409", async () => {
+    await tf.definitions.publish(actor, "hook", {
+      key: "hook",
+      name: "Hook",
+      start: "ack",
+      states: {
+        ack: { type: "respond", status: 202, body: "{ 'id': $runId }", next: "wait" },
+        wait: { type: "waitSignal", signal: "go", next: "e" },
+        e: { type: "end" },
+      },
+    });
+    const s = await tf.definitionRuns.start(actor, { key: "hook", vars: {} });
+    const answer = await tf.definitionRuns.awaitResponse(actor.tenantId, s.runId, 5_000);
+    assert.deepEqual(answer, { status: 202, body: { id: s.runId } });
+    await tf.definitions.retract(actor, "hook", 1);
+    const r = await call("POST", "/v1/processes", { processKey: "hook", version: 1 });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    const latest = await call("POST", "/v1/processes", { processKey: "hook" });
+    assert.equal(latest.status, 201, "no published version left: a plain start");
+    assert.equal(latest.body.runId, undefined);
+  });
+
   test("a key without a published version stays a plain definition", async () => {
     const r = await call("POST", "/v1/processes", { processKey: "plain-one", name: "Plain" });
     assert.equal(r.status, 201);

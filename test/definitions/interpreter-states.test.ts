@@ -23,6 +23,8 @@ const receipt = workflow("send-receipt", async (ctx, input: { to: string }) => {
 
 before(async () => {
   registerStep("st-add", (input: any) => ({ sum: input.a + input.b }));
+  registerStep("st-echo", (input) => input);
+  registerStep("st-inc", (n) => Number(n) + 1);
   registerStep("st-fail", () => {
     throw new NonRetryableError("card declined");
   });
@@ -245,6 +247,92 @@ void describe("interpreter states", () => {
     await env.h.drain();
     assert.deepEqual(await output("fork-2"), { vars: {}, terminated: "stop all" });
     assert.equal((await env.run("fork-2:0")).status, "cancelled");
+  });
+
+  test("parallel: a failed branch fails the state and cancels the others", async () => {
+    await env.publish({
+      key: "fork-fail",
+      name: "Fork fail",
+      start: "both",
+      states: {
+        both: {
+          type: "parallel",
+          branches: [
+            {
+              start: "slow",
+              states: { slow: { type: "timer", duration: "P1D", next: "e" }, e: { type: "end" } },
+            },
+            {
+              start: "bad",
+              states: {
+                bad: { type: "call", step: "st-fail", retry: { maxAttempts: 1 }, next: "e" },
+                e: { type: "end" },
+              },
+            },
+          ],
+          next: "done",
+        },
+        done: { type: "end" },
+      },
+    });
+    await env.start("fork-fail", 1, {}, "fork-3");
+    await env.h.drain();
+    const run = await env.run("fork-3");
+    assert.equal(run.status, "failed");
+    assert.match(run.error!.message, /card declined/);
+    assert.equal((await env.run("fork-3:0")).status, "cancelled");
+  });
+
+  test("expressions read the recorded clock: now, $now() and $millis()", async () => {
+    await env.publish({
+      key: "clock",
+      name: "Clock",
+      start: "read",
+      states: {
+        read: {
+          type: "call",
+          step: "st-echo",
+          input: "{ 'now': now, 'fn': $now(), 'ms': $millis() }",
+          resultVar: "t",
+          next: "e",
+        },
+        e: { type: "end" },
+      },
+    });
+    env.h.clock.advance(12_345);
+    const t = env.h.clock.now();
+    await env.start("clock", 1, {}, "clock-1");
+    await env.h.drain();
+    const iso = new Date(t).toISOString();
+    assert.deepEqual((await output("clock-1")).vars.t, { now: iso, fn: iso, ms: t });
+  });
+
+  test("a long loop continues as new and keeps its vars", async () => {
+    await env.publish({
+      key: "loop",
+      name: "Loop",
+      start: "tick",
+      states: {
+        tick: { type: "timer", duration: "1s", next: "inc" },
+        inc: { type: "call", step: "st-inc", input: "vars.n", resultVar: "n", next: "check" },
+        check: {
+          type: "choice",
+          choices: [{ when: "vars.n >= 100", next: "e" }],
+          otherwise: "tick",
+        },
+        e: { type: "end" },
+      },
+    });
+    await env.start("loop", 1, { n: 0 }, "loop-1");
+    for (let i = 0; i < 100; i++) {
+      await env.h.drain();
+      env.h.clock.advance(1_000);
+    }
+    await env.h.drain();
+    const run = await env.run("loop-1");
+    assert.equal(run.status, "completed", JSON.stringify(run.error));
+    assert.deepEqual(run.output, { vars: { n: 100 } });
+    assert.ok(run.generation >= 1, `generation ${run.generation}`);
   });
 
   test("subProcess: another definition (latest, pinned) and a code workflow", async () => {

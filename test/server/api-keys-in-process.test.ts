@@ -1,69 +1,81 @@
 /**
- * Stored API keys through createTaskflow with WF_COORDINATION=memory (a real
- * SQLite store, the keys in the process's memory): the start rule, a key made
- * through taskflow.coordination, tenant scope, and a clean close with the
+ * Stored API keys through createTaskflow, on every deployment of
+ * test/support/deployment.ts: one SQLite node with WF_COORDINATION=memory (the
+ * keys in the process's memory), two MariaDB nodes on sql coordination, the
+ * same two on Redis. The start rule, a key made through taskflow.coordination
+ * of one node and used on every node, tenant scope, and a clean close with the
  * background jobs running.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, test } from "node:test";
+import { describe, test } from "node:test";
 import { ConfigError } from "../../src/config/config-error.ts";
 import type { ConfigOverrides } from "../../src/config/config.ts";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
 import { ApiKeys } from "../../src/engine/coordination/api-keys.ts";
+import { deployments, type DeploymentKind } from "../support/deployment.ts";
 
-const dir = await mkdtemp(join(tmpdir(), "tf-keys-"));
-after(() => rm(dir, { recursive: true, force: true }));
 const ENV_KEY = "env-key-0123456789abcdefghijkl";
 
-function config(overrides: ConfigOverrides) {
-  return loadConfig({
-    env: {},
-    requireApiKeys: false,
-    overrides: {
-      databaseUrl: `sqlite:${join(dir, "keys.db")}`,
+/** Production; on the one SQLite node the keys live in memory (the two-node bases set their own). */
+const start = (kind: DeploymentKind, overrides: ConfigOverrides) =>
+  kind.start(
+    {
       nodeEnv: "production",
       coordination: "memory",
       logLevel: "silent",
-      // Shedding has its own tests; on a loaded machine it must not answer these requests.
-      maxEventLoopDelay: 0,
       ...overrides,
     },
+    {},
+    { requireApiKeys: false },
+  );
+
+for (const kind of deployments) {
+  void describe(`stored API keys in process on ${kind.name}`, async () => {
+    const options = await kind.testOptions();
+    if (options.skip !== undefined) {
+      void test("skipped", options, () => undefined);
+      return;
+    }
+
+    void test("production, no WF_API_KEYS, no stored key: createTaskflow refuses, naming both ways out", async () => {
+      await assert.rejects(start(kind, { apiKeys: [] }), (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(e.message, /WF_API_KEYS is empty and no live API key is stored/);
+        assert.match(e.message, /taskflow keys create/);
+        return true;
+      });
+    });
+
+    void test("a key stored through taskflow.coordination works beside WF_API_KEYS, within its tenant, on every node", async () => {
+      const deployment = await start(kind, { apiKeys: [ENV_KEY] });
+      try {
+        const keys = new ApiKeys(deployment.nodes[0]!.coordination);
+        const acme = await keys.create({ name: "acme", tenant: "acme" });
+        const get = (key: string, tenant?: string) =>
+          deployment.inject({
+            url: "/v1/definitions",
+            headers: {
+              "x-api-key": key,
+              ...(tenant === undefined ? {} : { "x-tenant-id": tenant }),
+            },
+          });
+        const first = await get(ENV_KEY);
+        assert.equal(first.statusCode, 200, first.body);
+        // Round-robin: the stored key is asked of each node at least once.
+        for (const r of [
+          await get(ENV_KEY, "acme"),
+          await get(acme.key, "acme"),
+          await get(acme.key, "acme"),
+        ]) {
+          assert.equal(r.statusCode, 200, r.body);
+        }
+        for (const r of [await get(acme.key, "globex"), await get(acme.key, "globex")]) {
+          assert.equal(r.statusCode, 403);
+          assert.equal(r.json<{ code: string }>().code, "Forbidden");
+        }
+        assert.equal((await get(`tfk_${"z".repeat(43)}`)).statusCode, 401);
+      } finally {
+        await deployment.close();
+      }
+    });
   });
 }
-
-void test("production, no WF_API_KEYS, no stored key: createTaskflow refuses, naming both ways out", async () => {
-  await assert.rejects(createTaskflow(config({ apiKeys: [] })), (e: unknown) => {
-    assert.ok(e instanceof ConfigError);
-    assert.match(e.message, /WF_API_KEYS is empty and no live API key is stored/);
-    assert.match(e.message, /taskflow keys create/);
-    return true;
-  });
-});
-
-void test("a key stored through taskflow.coordination works beside WF_API_KEYS, within its tenant", async () => {
-  const tf = await createTaskflow(config({ apiKeys: [ENV_KEY] }));
-  try {
-    const keys = new ApiKeys(tf.coordination);
-    const acme = await keys.create({ name: "acme", tenant: "acme" });
-    const get = (key: string, tenant?: string) =>
-      tf.server.inject({
-        url: "/v1/definitions",
-        headers: { "x-api-key": key, ...(tenant === undefined ? {} : { "x-tenant-id": tenant }) },
-      });
-    const first = await get(ENV_KEY);
-    assert.equal(first.statusCode, 200, first.body);
-    for (const r of [await get(ENV_KEY, "acme"), await get(acme.key, "acme")]) {
-      assert.equal(r.statusCode, 200, r.body);
-    }
-    const other = await get(acme.key, "globex");
-    assert.equal(other.statusCode, 403);
-    assert.equal(other.json().code, "Forbidden");
-    assert.equal((await get(`tfk_${"z".repeat(43)}`)).statusCode, 401);
-  } finally {
-    await tf.close();
-  }
-});

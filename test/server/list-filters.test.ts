@@ -4,7 +4,9 @@
  * with a creation window. The real engine, store and routes; a settable clock
  * (the engine's and the runs'), so every time is known. No worker: runs stay
  * pending, which is all a list needs. Directory: alice, bob, carol, dave;
- * group clerks = bob, carol.
+ * group clerks = bob, carol. One node on each backend, then the two-node
+ * deployments of test/support/deployment.ts (their database and config, the
+ * nodes assembled here for the shared settable clock), requests round-robin.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
    response bodies are untyped JSON; the assertions are what check their shape. */
@@ -13,13 +15,22 @@ import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
+import type { ConfigOverrides } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
+import { coordinationFor } from "../../src/coordination-for.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
 import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
 import { buildServer } from "../../src/server/build-server.ts";
 import { workflow } from "../../src/workflow.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
+import {
+  deployments,
+  roundRobin,
+  type DeploymentKind,
+  type PreparedDeployment,
+} from "../support/deployment.ts";
 
 const KEY = "filters-key-0123456789abcdefghij";
 /** 2027-01-15T10:00:00.000Z */
@@ -32,56 +43,74 @@ type Json = Record<string, any>;
 const noop = workflow("order", () => Promise.resolve("ok"));
 const refund = workflow("refund", () => Promise.resolve("ok"));
 
-for (const b of backends) {
+type Variant = Pick<DeploymentKind, "name" | "nodeCount" | "testOptions"> & {
+  prepare(overrides: ConfigOverrides): Promise<PreparedDeployment>;
+};
+
+const oneNode: Variant[] = backends.map((b) => ({
+  name: b.name as DeploymentKind["name"],
+  nodeCount: 1,
+  testOptions: () => backendTestOptions(b),
+  async prepare(overrides) {
+    const db = await createTestDatabase(b);
+    const config = loadConfig({ env: {}, overrides: { ...overrides, databaseUrl: db.url } });
+    return { config, cleanUp: () => db.drop() };
+  },
+}));
+
+for (const b of [...oneNode, ...deployments.filter((k) => k.nodeCount > 1)]) {
   void describe(`list filters over HTTP: ${b.name}`, async () => {
-    const options = await backendTestOptions(b);
+    const options = await b.testOptions();
     if (options.skip !== undefined) {
       void test("skipped", options, () => undefined);
       return;
     }
-    let server: FastifyInstance;
-    let database: Database;
-    let drop: () => Promise<void>;
+    const nodes: { server: FastifyInstance; database: Database; coordination: Coordination }[] = [];
+    let inject: FastifyInstance["inject"];
+    let prepared: PreparedDeployment;
     const clock = { t: T0, now: () => clock.t };
 
     before(async () => {
-      const db = await createTestDatabase(b);
-      drop = () => db.drop();
-      const config = loadConfig({
-        env: {},
-        overrides: {
-          databaseUrl: db.url,
-          apiKeys: [KEY],
-          logLevel: "silent",
-          users: "alice,dave",
-          groups: { clerks: ["bob", "carol"] },
-          // Not under test: on a busy test machine the loop lags and /v1 would be shed.
-          maxEventLoopDelay: 0,
-        },
+      prepared = await b.prepare({
+        apiKeys: [KEY],
+        logLevel: "silent",
+        users: "alice,dave",
+        groups: { clerks: ["bob", "carol"] },
+        // Not under test: on a busy test machine the loop lags and /v1 would be shed.
+        maxEventLoopDelay: 0,
       });
-      database = openDatabase(config.databaseUrl);
-      await database.migrate();
-      const directory = createDirectory(config);
-      const engine = new HumanTaskEngine({ store: database.tasks, directory, clock });
-      const runs = new DurableRuns(
-        database.runs,
-        new WorkflowRegistry([noop, refund]),
-        undefined,
-        clock.now,
-      );
-      server = buildServer({ engine, config, runs, directory });
-      await server.ready();
+      const { config } = prepared;
+      for (let i = 0; i < b.nodeCount; i++) {
+        const database = openDatabase(config.databaseUrl);
+        await database.migrate();
+        const coordination = coordinationFor(config, database);
+        const directory = createDirectory(config);
+        const engine = new HumanTaskEngine({ store: database.tasks, directory, clock });
+        const runs = new DurableRuns(
+          database.runs,
+          new WorkflowRegistry([noop, refund]),
+          undefined,
+          clock.now,
+        );
+        const server = buildServer({ engine, config, runs, directory, coordination });
+        await server.ready();
+        nodes.push({ server, database, coordination });
+      }
+      inject = roundRobin(nodes.map((n) => n.server)) as FastifyInstance["inject"];
     });
 
     after(async () => {
-      await server?.close();
-      await database?.close();
-      await drop?.();
+      for (const n of nodes) {
+        await n.server.close();
+        await n.coordination.close();
+        await n.database.close();
+      }
+      await prepared?.cleanUp();
     });
 
     async function call(actor: string, method: "GET" | "POST", url: string, body?: unknown) {
       clock.t += 1; // every write at its own millisecond: ids and times in call order
-      const r = await server.inject({
+      const r = await inject({
         method,
         url,
         headers: { "x-api-key": KEY, "x-actor-id": actor },

@@ -3,15 +3,14 @@
  * know: the start is a 400 naming X-Actor-Id and no run is created, instead of
  * a run that starts and then fails with "X-Actor-Id: unknown user" from inside
  * the workflow (where no request header is involved). The real composition:
- * createTaskflow, SQLite, a worker.
+ * createTaskflow with a worker on every node, on every deployment of
+ * test/support/deployment.ts (one SQLite node; two MariaDB nodes).
  */
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { test } from "node:test";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { after, before, describe, test } from "node:test";
 import { workflow } from "../../src/workflow.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import { deployments, type Deployment } from "../support/deployment.ts";
 
 const KEY = "actor-key-0123456789abcdefghijkl";
 const approval = workflow("approval", async (ctx) => {
@@ -19,68 +18,66 @@ const approval = workflow("approval", async (ctx) => {
   return "approved";
 });
 
-/** The real composition on a fresh SQLite file, with the static directory alice and bob. */
-async function engineWithUsers() {
-  const db = await createTestDatabase({ name: "sqlite" });
-  const config = loadConfig({
-    env: {},
-    overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent", users: "alice,bob" },
-  });
-  const tf = await createTaskflow(config, {
-    workflows: [approval],
-    worker: { pollMs: 20, heartbeatMs: 300 },
-  });
-  return { db, tf };
-}
+for (const kind of deployments) {
+  void describe(`run start actor on ${kind.name}`, async () => {
+    const options = await kind.testOptions();
+    if (options.skip !== undefined) {
+      void test("skipped", options, () => undefined);
+      return;
+    }
+    // The static directory alice and bob, a worker on every node.
+    let deployment: Deployment;
+    before(async () => {
+      deployment = await kind.start(
+        { apiKeys: [KEY], logLevel: "silent", users: "alice,bob" },
+        { workflows: [approval], worker: { pollMs: 20, heartbeatMs: 300 } },
+      );
+    });
+    after(() => deployment?.close());
 
-void test("POST /v1/workflows/{name}/runs refuses an actor the static directory does not know", async () => {
-  const { db, tf } = await engineWithUsers();
-  const call = (method: "GET" | "POST", url: string, actor = "alice") =>
-    tf.server.inject({ method, url, headers: { "x-api-key": KEY, "x-actor-id": actor } });
-  try {
-    const refused = await call("POST", "/v1/workflows/approval/runs", "zed");
-    assert.equal(refused.statusCode, 400, refused.body);
-    const p = refused.json<{ code: string; detail: string }>();
-    assert.equal(p.code, "Validation");
-    assert.equal(p.detail, "X-Actor-Id: unknown user 'zed'");
-    assert.deepEqual((await call("GET", "/v1/runs")).json(), {
-      items: [],
-      nextCursor: null,
+    void test("POST /v1/workflows/{name}/runs refuses an actor the static directory does not know", async () => {
+      const call = (method: "GET" | "POST", url: string, actor = "alice") =>
+        deployment.inject({ method, url, headers: { "x-api-key": KEY, "x-actor-id": actor } });
+      const refused = await call("POST", "/v1/workflows/approval/runs", "zed");
+      assert.equal(refused.statusCode, 400, refused.body);
+      const p = refused.json<{ code: string; detail: string }>();
+      assert.equal(p.code, "Validation");
+      assert.equal(p.detail, "X-Actor-Id: unknown user 'zed'");
+      assert.deepEqual((await call("GET", "/v1/runs")).json(), {
+        items: [],
+        nextCursor: null,
+      });
+
+      const started = await call("POST", "/v1/workflows/approval/runs");
+      assert.equal(started.statusCode, 201, started.body);
+      const { runId } = started.json<{ runId: string }>();
+      let run: { status?: string; error?: unknown } = {};
+      // Up to 20 s: the machine running the suite may be busy.
+      for (let i = 0; i < 800 && run.status !== "waiting"; i++) {
+        await sleep(25);
+        run = (await call("GET", `/v1/runs/${runId}`)).json();
+      }
+      assert.equal(run.status, "waiting", JSON.stringify(run));
+      assert.equal(run.error, null);
     });
 
-    const started = await call("POST", "/v1/workflows/approval/runs");
-    assert.equal(started.statusCode, 201, started.body);
-    const { runId } = started.json<{ runId: string }>();
-    let run: { status?: string; error?: unknown } = {};
-    // Up to 20 s: the machine running the suite may be busy.
-    for (let i = 0; i < 800 && run.status !== "waiting"; i++) {
-      await sleep(25);
-      run = (await call("GET", `/v1/runs/${runId}`)).json();
-    }
-    assert.equal(run.status, "waiting", JSON.stringify(run));
-    assert.equal(run.error, null);
-  } finally {
-    await tf.close();
-    await db.drop();
-  }
-});
-
-void test("embedded runs.start by an actor the directory does not know: the run fails naming the starter, never a header", async () => {
-  const { db, tf } = await engineWithUsers();
-  try {
-    // The library call has no route in front of it to refuse the actor.
-    const { run: started } = await tf.runs.start("default", "approval", { startedBy: "zed" });
-    let run = await tf.runs.get("default", started.id);
-    for (let i = 0; i < 800 && run?.status !== "failed"; i++) {
-      await sleep(25);
-      run = await tf.runs.get("default", started.id);
-    }
-    assert.equal(run?.status, "failed", JSON.stringify(run));
-    const message = (run?.error as { message?: string } | null)?.message ?? "";
-    assert.match(message, /started by 'zed', whom the directory \(WF_USERS\) does not know/);
-    assert.doesNotMatch(message, /X-Actor-Id/);
-  } finally {
-    await tf.close();
-    await db.drop();
-  }
-});
+    void test("embedded runs.start by an actor the directory does not know: the run fails naming the starter, never a header", async () => {
+      // Started on the first node, read on the last: on two nodes either worker may fail it.
+      const first = deployment.nodes[0]!;
+      const last = deployment.nodes[deployment.nodes.length - 1]!;
+      // The library call has no route in front of it to refuse the actor.
+      const { run: started } = await first.runs.start("default", "approval", {
+        startedBy: "zed",
+      });
+      let run = await last.runs.get("default", started.id);
+      for (let i = 0; i < 800 && run?.status !== "failed"; i++) {
+        await sleep(25);
+        run = await last.runs.get("default", started.id);
+      }
+      assert.equal(run?.status, "failed", JSON.stringify(run));
+      const message = (run?.error as { message?: string } | null)?.message ?? "";
+      assert.match(message, /started by 'zed', whom the directory \(WF_USERS\) does not know/);
+      assert.doesNotMatch(message, /X-Actor-Id/);
+    });
+  });
+}

@@ -63,9 +63,16 @@ export interface DefinitionVersionsTable {
   created_by: string;
 }
 
+/** Serialises a tenant's publishes; see migrations/010-definition-tenants.ts. */
+export interface DefinitionTenantsTable {
+  tenant_id: string;
+  revision: number;
+}
+
 export interface StoreSchema {
   definitions: DefinitionsTable;
   definition_versions: DefinitionVersionsTable;
+  definition_tenants: DefinitionTenantsTable;
   instances: InstancesTable;
   tasks: TasksTable;
 }

@@ -29,6 +29,13 @@ export interface PublishVersion {
    * it is still this text — a draft saved meanwhile is never lost.
    */
   consumesDraft?: { body: string } | undefined;
+  /**
+   * Checks across the tenant's definitions, run in the publish's transaction
+   * on the heads as they are once the tenant's other publishes are done
+   * (they queue on the tenant); throwing rolls the publish back and is its
+   * answer.
+   */
+  checkHeads?: ((heads: PublishedHead[]) => void) | undefined;
 }
 
 /** What a publish did; `draft`: the draft was gone or changed, nothing was written. */
@@ -42,6 +49,11 @@ export interface PublishedHead {
   key: string;
   version: number;
   body: string;
+}
+
+/** A published head and its tenant: what a node's trigger route table is compiled from. */
+export interface TenantHead extends PublishedHead {
+  tenantId: string;
 }
 
 export interface DefinitionVersionStore {
@@ -66,4 +78,6 @@ export interface DefinitionVersionStore {
   listVersions(tenantId: string, key: string): Promise<VersionSummary[]>;
   /** Every key's newest published version, for checks across definitions. */
   publishedHeads(tenantId: string): Promise<PublishedHead[]>;
+  /** Every tenant's heads that declare triggers (possibly a few more), by tenant and key. */
+  triggerHeads(): Promise<TenantHead[]>;
 }

@@ -14,7 +14,7 @@ import type { DefinitionVersionStore, PublishedHead } from "./definition-version
 import { isRecord } from "./json-pointer.ts";
 import { formAjv } from "./json-schema-checks.ts";
 import { validator } from "./schema-check.ts";
-import type { PublishedTrigger } from "./trigger-checks.ts";
+import { triggerErrors, type PublishedTrigger } from "./trigger-checks.ts";
 import {
   validateDefinition,
   type ValidationContext,
@@ -24,11 +24,27 @@ import {
 /** Which version a read means: a number, the newest published one, or the draft. */
 export type VersionSelector = number | "latest" | "draft";
 
+/** Told, after the commit, that a tenant's published heads changed; never throws. */
+/** A key's published head changed on this node (a publish, or a retract of a published version). */
+export type HeadsChanged = (tenantId: string, key: string) => Promise<void> | void;
+
 export class DefinitionVersions {
+  private readonly listeners: HeadsChanged[] = [];
+
   constructor(
     private readonly store: DefinitionVersionStore,
     private readonly clock: Clock = { now: () => Date.now() },
   ) {}
+
+  /**
+   * Called after every publish and retract, and awaited before they answer.
+   * Here and not in the routes: whoever publishes (REST, the embedding
+   * application's own calls, a test) the node's trigger routes follow, and a
+   * 201 from publish means the new routes answer on this node.
+   */
+  onHeadsChanged(listener: HeadsChanged): void {
+    this.listeners.push(listener);
+  }
 
   /**
    * Compiles the language's schema and the forms' meta-schema now: on a busy
@@ -92,10 +108,12 @@ export class DefinitionVersions {
       createdBy: ctx.actorId,
       at: this.clock.now(),
       consumesDraft: draftBody === undefined ? undefined : { body: draftBody },
+      checkHeads: (fresh) => checkRoutes(definition, fresh),
     });
     if (!outcome.published) {
       throw conflict(`the draft of '${key}' changed while it was being published; publish again`);
     }
+    await this.headsChanged(ctx.tenantId, key);
     return { key, version: outcome.version };
   }
 
@@ -103,6 +121,7 @@ export class DefinitionVersions {
   async retract(ctx: TenantContext, key: string, version: number): Promise<DefinitionVersion> {
     const outcome = await this.store.retractVersion({ tenantId: ctx.tenantId, key, version });
     if (outcome === "missing") throw notFound("version of definition", `${key}@${version}`);
+    if (outcome === "retracted") await this.headsChanged(ctx.tenantId, key);
     return this.get(ctx, key, version);
   }
 
@@ -135,6 +154,10 @@ export class DefinitionVersions {
     };
   }
 
+  private async headsChanged(tenantId: string, key: string): Promise<void> {
+    for (const listener of this.listeners) await listener(tenantId, key);
+  }
+
   /** The definition, or a Validation error with every finding; the key in the path must be the body's. */
   private valid(key: string, doc: unknown, context: ValidationContext): ProcessDefinition {
     const result = validateDefinition(doc, context);
@@ -146,6 +169,20 @@ export class DefinitionVersions {
       throw invalidDocument(`the definition has ${errors.length} error(s)`, errors);
     }
     return result.definition;
+  }
+}
+
+/**
+ * The trigger routes again, on the heads read inside the publish's
+ * transaction: the check before it may have read heads that a publish of
+ * another key, committed since, has changed.
+ */
+function checkRoutes(definition: ProcessDefinition, heads: PublishedHead[]): void {
+  if (!definition.triggers?.length) return;
+  const { publishedTriggers } = publishContext(definition.key, heads);
+  const errors = triggerErrors(definition, publishedTriggers);
+  if (errors.length > 0) {
+    throw invalidDocument(`the definition has ${errors.length} error(s)`, errors);
   }
 }
 

@@ -26,8 +26,14 @@ export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: stri
     claimedBy: ctx.actorId,
     claimedAt: now,
   });
-  if (!won) throw notOpen(`task '${taskId}' is no longer open`);
-  return { ...task, ...patch };
+  if (won) return { ...task, ...patch };
+  // Lost the race: the detail names the task's state as it now stands, as it does for a claim
+  // that reads after the winner wrote — which one a request gets must not depend on timing
+  // (two nodes, or concurrent requests on PostgreSQL/MariaDB, read before either writes).
+  const after = await deps.store.getTask(ctx.tenantId, taskId);
+  if (after && after.status !== "open")
+    throw notOpen(`task '${taskId}' is ${after.status}, not open`);
+  throw notOpen(`task '${taskId}' is no longer open`);
 }
 
 /**

@@ -50,7 +50,8 @@ export async function interpreterOn(b: Backend, workflows: AnyWorkflowDefinition
     database.runs,
     responses,
   );
-  const definitions = new DefinitionVersions(cache.watched());
+  const definitions = new DefinitionVersions(database.definitions);
+  definitions.onHeadsChanged((tenantId, key) => cache.forgetLatest(tenantId, key));
   const actor = { tenantId: TENANT, actorId: "alice" };
   return {
     h,

@@ -332,3 +332,44 @@ void describe("load shedding and SQLite synchronous", () => {
     );
   });
 });
+
+void describe("trigger response timeout", () => {
+  void test("default 5000 ms; environment, file and code layers; off and 0 never wait", () => {
+    assert.equal(load({}).triggerResponseTimeout, 5000);
+    assert.equal(
+      load({ env: { ...DEV, WF_TRIGGER_RESPONSE_TIMEOUT: "250" } }).triggerResponseTimeout,
+      250,
+    );
+    assert.equal(
+      load({ env: { ...DEV, WF_TRIGGER_RESPONSE_TIMEOUT: "off" } }).triggerResponseTimeout,
+      0,
+    );
+    const f = load({
+      configFile: "t.json",
+      readFile: files({ "t.json": '{"triggerResponseTimeout": 1000}' }),
+      env: { ...DEV, WF_TRIGGER_RESPONSE_TIMEOUT: "2000" },
+    });
+    assert.equal(f.triggerResponseTimeout, 2000, "the environment over the file");
+    assert.equal(
+      load({ overrides: { triggerResponseTimeout: 0 } }).triggerResponseTimeout,
+      0,
+      "code over the defaults",
+    );
+  });
+
+  void test("bad values fail naming the layer and the setting", () => {
+    assert.match(
+      configError(() => load({ env: { ...DEV, WF_TRIGGER_RESPONSE_TIMEOUT: "5s" } })),
+      /environment WF_TRIGGER_RESPONSE_TIMEOUT: "5s" is not a number of milliseconds between 0 and 60000/,
+    );
+    assert.match(
+      configError(() =>
+        load({
+          configFile: "t.json",
+          readFile: files({ "t.json": '{"triggerResponseTimeout": 60001}' }),
+        }),
+      ),
+      /config file t\.json triggerResponseTimeout: 60001 is not a number of milliseconds/,
+    );
+  });
+});

@@ -11,6 +11,7 @@ import type {
   PublishVersion,
   RetractOutcome,
   SaveDraft,
+  TenantHead,
 } from "../../../engine/definitions/definition-version-store.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
@@ -18,7 +19,7 @@ import { getVersion } from "./sql/get-version.ts";
 import { latestPublished } from "./sql/latest-published.ts";
 import { listVersions } from "./sql/list-versions.ts";
 import { publishVersion } from "./sql/publish-version.ts";
-import { publishedHeads } from "./sql/published-heads.ts";
+import { publishedHeads, triggerHeads } from "./sql/published-heads.ts";
 import { retractVersion } from "./sql/retract-version.ts";
 import { saveDraft } from "./sql/save-draft.ts";
 
@@ -37,7 +38,7 @@ export class SqlDefinitionStore implements DefinitionVersionStore {
   }
 
   retractVersion(c: { tenantId: string; key: string; version: number }): Promise<RetractOutcome> {
-    return retractVersion(this.db, c);
+    return retractVersion(this.db, this.parts, c);
   }
 
   getVersion(
@@ -58,5 +59,9 @@ export class SqlDefinitionStore implements DefinitionVersionStore {
 
   publishedHeads(tenantId: string): Promise<PublishedHead[]> {
     return publishedHeads(this.db, tenantId);
+  }
+
+  triggerHeads(): Promise<TenantHead[]> {
+    return triggerHeads(this.db);
   }
 }

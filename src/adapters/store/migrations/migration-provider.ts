@@ -14,6 +14,7 @@ import { coordinationLocks } from "./005-coordination-locks.ts";
 import { coordinationCountersCache } from "./006-coordination-counters-cache.ts";
 import { coordinationCodesTokens } from "./007-coordination-codes-tokens.ts";
 import { definitionVersions } from "./008-definition-versions.ts";
+import { definitionTenants } from "./010-definition-tenants.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -25,6 +26,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "006_coordination_counters_cache": coordinationCountersCache(d),
     "007_coordination_codes_tokens": coordinationCodesTokens(d),
     "008_definition_versions": definitionVersions(d),
+    "010_definition_tenants": definitionTenants(d),
   };
 }
 

@@ -6,7 +6,7 @@
  *
  * Which version is the latest is cached too, but briefly: a start would
  * otherwise read it every time. A publish or retract through this node's
- * store (watched()) forgets it at once; another node's is seen within
+ * versions (forgetLatest, on DefinitionVersions.onHeadsChanged) forgets it at once; another node's is seen within
  * LATEST_TTL_MS.
  */
 import { LRUCache } from "lru-cache";
@@ -39,28 +39,9 @@ export class DefinitionCache {
     return v;
   }
 
-  /** The store, with publishes and retractions making this cache forget the key's latest. */
-  watched(): DefinitionVersionStore {
-    const s = this.store;
-    const forget = (tenantId: string, key: string) =>
-      this.latestOf.delete(`${tenantId}\u0000${key}`);
-    return {
-      saveDraft: (c) => s.saveDraft(c),
-      publishVersion: async (c) => {
-        const r = await s.publishVersion(c);
-        forget(c.tenantId, c.key);
-        return r;
-      },
-      retractVersion: async (c) => {
-        const r = await s.retractVersion(c);
-        forget(c.tenantId, c.key);
-        return r;
-      },
-      getVersion: (t, k, v) => s.getVersion(t, k, v),
-      latestPublished: (t, k) => s.latestPublished(t, k),
-      listVersions: (t, k) => s.listVersions(t, k),
-      publishedHeads: (t) => s.publishedHeads(t),
-    };
+  /** Forgets the key's latest (a publish or retract on this node: DefinitionVersions.onHeadsChanged). */
+  forgetLatest(tenantId: string, key: string): void {
+    this.latestOf.delete(`${tenantId}\u0000${key}`);
   }
 
   /** The compiled version; a store read only on a cache miss. Throws when there is no such version. */

@@ -29,7 +29,7 @@ export async function runParallel(
   const n = state.branches.length;
   const need = needed(state.join, n);
   const outputs: (DefinitionRunOutput | null)[] = state.branches.map(() => null);
-  const joined = await new Promise<{ terminated?: string }>((resolve, reject) => {
+  const joining = new Promise<{ terminated?: string }>((resolve, reject) => {
     let done = 0;
     let failed = 0;
     let settled = false;
@@ -65,11 +65,17 @@ export async function runParallel(
       );
     });
   });
-  if (done(outputs) < n) {
-    await ctx.step(CANCEL_BRANCHES_STEP, () =>
-      cancelChildren(run.deps.runs, ctx.tenantId, ctx.runId),
-    );
+  const cancelRest = () =>
+    ctx.step(CANCEL_BRANCHES_STEP, () => cancelChildren(run.deps.runs, ctx.tenantId, ctx.runId));
+  let joined: { terminated?: string };
+  try {
+    joined = await joining;
+  } catch (e) {
+    // The join can no longer be met: the branches still running go too.
+    await cancelRest();
+    throw e;
   }
+  if (done(outputs) < n) await cancelRest();
   if (joined.terminated !== undefined) return { terminate: joined.terminated };
   run.output(
     outputs.map((o) => o?.vars ?? null),

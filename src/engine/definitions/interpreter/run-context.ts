@@ -32,8 +32,13 @@ export class InterpretedRun {
 
   /** Evaluates one JSONata expression over { vars, last, now }; undefined becomes null. */
   async evaluate(text: string, bindings?: Record<string, unknown>): Promise<unknown> {
-    const doc = { vars: this.vars, last: this.last, now: this.nowFor(text) };
-    const value: unknown = await this.def.expression(text).evaluate(doc, bindings);
+    let t: number | undefined;
+    // One recorded clock reading per evaluation, and none when the text has no use for it.
+    const clock = () => (t ??= this.ctx.now());
+    const now = text.includes("now") ? new Date(clock()).toISOString() : undefined;
+    const doc = { vars: this.vars, last: this.last, now };
+    const all = { ...this.recordedFunctions(text, clock), ...bindings };
+    const value: unknown = await this.def.expression(text).evaluate(doc, all);
     // The JSON form: what a replay computes from the same document, arrays without JSONata's marks.
     return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
   }
@@ -67,8 +72,22 @@ export class InterpretedRun {
     if (resultVar !== undefined) this.vars = { ...this.vars, [resultVar]: value };
   }
 
-  private nowFor(text: string): string | undefined {
-    return text.includes("now") ? new Date(this.ctx.now()).toISOString() : undefined;
+  /**
+   * JSONata's own clock and dice ($now, $millis, $random) would differ on a
+   * replay: they are replaced by the recorded ctx.now() and ctx.random().
+   */
+  private recordedFunctions(text: string, clock: () => number): Record<string, unknown> {
+    const fns: Record<string, unknown> = {};
+    if (text.includes("$now") || text.includes("$millis")) {
+      const t = clock();
+      fns["now"] = () => new Date(t).toISOString();
+      fns["millis"] = () => t;
+    }
+    if (text.includes("$random")) {
+      const r = this.ctx.random();
+      fns["random"] = () => r;
+    }
+    return fns;
   }
 }
 

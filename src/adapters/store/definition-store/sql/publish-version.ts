@@ -13,6 +13,14 @@
  * (tenant_id, key, version) stays the backstop: a number can never be given
  * twice. A deadlock (MariaDB's insert-if-absent of a new key by many
  * transactions at once) rolls everything back and is retried.
+ *
+ * Before that, the tenant's revision row is raised (raise-tenant-revision.ts):
+ * every publish of the tenant queues there, so the checks across its
+ * definitions (`checkHeads`: two keys must not take one trigger route) read
+ * the heads the previous publish committed, never a state another publish is
+ * about to change. Checking before the transaction let two keys publish one
+ * route at the same moment. Tenant row first, key row second: one order, no
+ * deadlock between them.
  */
 import { DRAFT_VERSION } from "../../../../domain/definition-version.ts";
 import { newId } from "../../../../domain/ids.ts";
@@ -25,8 +33,12 @@ import type { StoreSchema } from "../../db-schema.ts";
 import { DriverErrorKind } from "../../dialects/driver-error.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { ensureDefinition } from "../../sql/ensure-definition.ts";
+import { publishedHeads } from "./published-heads.ts";
+import { raiseTenantRevision } from "./raise-tenant-revision.ts";
 
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 8;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Thrown inside the transaction to roll it back: the draft is gone or no longer as validated. */
 class DraftChanged extends Error {}
@@ -44,6 +56,8 @@ export async function publishVersion(
       const kind = parts.classifyError(e);
       const retryable = kind === DriverErrorKind.Deadlock || kind === DriverErrorKind.Serialization;
       if (!retryable || attempt >= MAX_ATTEMPTS) throw e;
+      // Apart, so the transactions that deadlocked do not meet again at once.
+      await sleep(Math.random() * 20 * attempt);
     }
   }
 }
@@ -53,6 +67,9 @@ async function publishIn(
   parts: StoreDialect,
   cmd: PublishVersion,
 ): Promise<PublishOutcome> {
+  await raiseTenantRevision(trx, parts, cmd.tenantId);
+  // Throws to roll back: the check's error is what the publish answers.
+  cmd.checkHeads?.(await publishedHeads(trx, cmd.tenantId));
   await ensureDefinition(trx, parts, {
     id: newId(),
     tenantId: cmd.tenantId,
