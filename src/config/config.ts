@@ -53,6 +53,8 @@ export interface TaskflowConfig {
   readonly keyPrefix: string;
   /** While the rate limiter's backend is down: open lets requests through (with a warning), closed refuses them (503). */
   readonly rateLimitOnError: RateLimitFailure;
+  /** How long (ms) an Idempotency-Key's first request holds the key: a node that dies mid-request blocks it that long. */
+  readonly idempotencyMarkerTtl: number;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -77,6 +79,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "redisSentinelName",
   "keyPrefix",
   "rateLimitOnError",
+  "idempotencyMarkerTtl",
 ];
 
 /**
@@ -112,6 +115,8 @@ export interface ConfigOverrides {
   keyPrefix?: string | undefined;
   /** "open" or "closed". */
   rateLimitOnError?: string | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  idempotencyMarkerTtl?: string | number | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

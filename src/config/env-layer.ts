@@ -23,6 +23,7 @@ const VARIABLES = {
   REDIS_SENTINEL_NAME: "redisSentinelName",
   WF_KEY_PREFIX: "keyPrefix",
   WF_RATE_LIMIT_ON_ERROR: "rateLimitOnError",
+  WF_IDEMPOTENCY_MARKER_TTL: "idempotencyMarkerTtl",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

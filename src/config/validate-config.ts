@@ -16,6 +16,7 @@ import {
 } from "./parse-values.ts";
 import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
+import { parseIdempotencyMarkerTtl } from "./parse-idempotency-marker-ttl.ts";
 import {
   assertCoordinationSettings,
   parseCoordination,
@@ -46,6 +47,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   redisSentinelName: parseSentinelName,
   keyPrefix: parseKeyPrefix,
   rateLimitOnError: parseRateLimitFailure,
+  idempotencyMarkerTtl: parseIdempotencyMarkerTtl,
 };
 
 export interface ValidateOptions {
