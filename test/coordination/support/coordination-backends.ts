@@ -41,11 +41,17 @@ const freshPrefix = () => `tftest:${randomBytes(6).toString("hex")}:`;
 
 let redisProbe: Promise<string | null> | undefined;
 
+/** A refused connection is a missing server; a timed-out one a slow machine: asked again, with longer. */
 async function probeRedis(): Promise<string | null> {
+  const first = await probeRedisOnce(2000);
+  return first !== null && /timeout|ETIMEDOUT/i.test(first) ? probeRedisOnce(15_000) : first;
+}
+
+async function probeRedisOnce(connectTimeout: number): Promise<string | null> {
   const r = new Redis(REDIS_TEST_URL, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
+    connectTimeout,
   });
   try {
     await r.connect();
