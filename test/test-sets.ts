@@ -9,6 +9,12 @@
  * Every test file is in exactly one set, so a new file is never left out;
  * test/unit/test-sets.test.ts checks that, and that unit files import nothing
  * that opens a database or starts a process.
+ *
+ * The db set runs in two groups (test/run-tests.ts): most files several at a
+ * time (they mostly wait on I/O, and each isolates itself: a random database
+ * or temp file, a random key prefix, ports from freePort()), then the files
+ * listed in DB_EXCLUSIVE one at a time on an otherwise quiet machine. A new
+ * file is in the parallel group unless it is listed here.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -29,3 +35,39 @@ export const setOf = (file: string): TestSet => (file.startsWith(UNIT_DIR) ? "un
 
 export const testFiles = (set: TestSet, root: string): string[] =>
   allTestFiles(root).filter((f) => setOf(f) === set);
+
+/**
+ * db files that run after all others, one at a time: their assertions measure
+ * time, load or crashes, or they load the machine themselves, so they would
+ * fail beside other files or make them fail. Each says why.
+ */
+export const DB_EXCLUSIVE: readonly string[] = [
+  // Loads the machine by design (200 connections, 12 s per backend) and asserts /healthz within 1 s.
+  "test/server/overload.test.ts",
+  // Faults, SIGSTOP and kill -9 of server nodes under load; recovery within fixed times.
+  "test/chaos/chaos.test.ts",
+  // Worker processes killed with kill -9 at random moments while runs are in flight; minutes of load.
+  "test/durable/worker-process.test.ts",
+  // kill -9 of a lock holder; the lock must pass to another node within 1.5 s.
+  "test/coordination/lock-holder-kill.test.ts",
+  // Two server processes, node A killed -9; the key must stay blocked for the marker's TTL, then run.
+  "test/server/two-nodes-coordination.test.ts",
+  // Up to four server and worker processes at once (each a node + tsx start); runs must complete within 30 s.
+  "test/durable/served-workflows-process.test.ts",
+  // kill -9 mid-write; two processes meet at a moment fixed 1.5 s ahead; counts event-loop turns and COMMITs.
+  "test/store/sqlite-group-commit.test.ts",
+  // A NOTIFY must wake a worker within 1 s; 1,000 runs over two competing workers.
+  "test/durable/integration.test.ts",
+  // Connections cut under steady load; every request must succeed again within 2 s of the last fault.
+  "test/http/connection-loss.test.ts",
+];
+
+const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);
+
+/** The db files that may run beside each other. */
+export const dbParallelFiles = (root: string): string[] =>
+  testFiles("db", root).filter((f) => !isExclusive(f));
+
+/** The db files of DB_EXCLUSIVE, in the set's (sorted) order. */
+export const dbExclusiveFiles = (root: string): string[] =>
+  testFiles("db", root).filter(isExclusive);

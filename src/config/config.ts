@@ -55,6 +55,8 @@ export interface TaskflowConfig {
   readonly rateLimitOnError: RateLimitFailure;
   /** How long a /v1/hooks request waits for its run's `respond` state (ms); 0: answer 202 at once. */
   readonly triggerResponseTimeout: number;
+  /** How long (ms) an Idempotency-Key's first request holds the key: a node that dies mid-request blocks it that long. */
+  readonly idempotencyMarkerTtl: number;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -80,6 +82,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "keyPrefix",
   "rateLimitOnError",
   "triggerResponseTimeout",
+  "idempotencyMarkerTtl",
 ];
 
 /**
@@ -117,6 +120,8 @@ export interface ConfigOverrides {
   rateLimitOnError?: string | undefined;
   /** Milliseconds (0 – 60000), as a number or a string of digits; 0 or "off": never wait. */
   triggerResponseTimeout?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  idempotencyMarkerTtl?: string | number | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -32,6 +32,16 @@ export const DEFAULT_SQLITE_SYNCHRONOUS = "normal";
  */
 export const DEFAULT_TRIGGER_RESPONSE_TIMEOUT_MS = 5000;
 
+/**
+ * How long an Idempotency-Key's marker blocks its key. Far longer than a
+ * request runs (the slowest route is one transaction; a store outage fails
+ * within the pool's 10 s connect timeout), so it does not expire under a live
+ * request; short enough that a node killed mid-request blocks the key for one
+ * minute, not for the 24 h of a result: the client's retries get 409 until
+ * then, then run.
+ */
+export const DEFAULT_IDEMPOTENCY_MARKER_TTL_MS = 60_000;
+
 /** Namespaces every coordination key and lock name of this deployment. */
 export const DEFAULT_KEY_PREFIX = "taskflow:";
 
@@ -62,5 +72,6 @@ export function defaultsLayer(): Layer {
     keyPrefix: DEFAULT_KEY_PREFIX,
     rateLimitOnError: "open",
     triggerResponseTimeout: DEFAULT_TRIGGER_RESPONSE_TIMEOUT_MS,
+    idempotencyMarkerTtl: DEFAULT_IDEMPOTENCY_MARKER_TTL_MS,
   });
 }

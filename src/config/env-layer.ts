@@ -24,6 +24,7 @@ const VARIABLES = {
   WF_KEY_PREFIX: "keyPrefix",
   WF_RATE_LIMIT_ON_ERROR: "rateLimitOnError",
   WF_TRIGGER_RESPONSE_TIMEOUT: "triggerResponseTimeout",
+  WF_IDEMPOTENCY_MARKER_TTL: "idempotencyMarkerTtl",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

@@ -17,6 +17,7 @@ import {
 import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
 import { parseTriggerResponseTimeout } from "./parse-trigger-timeout.ts";
+import { parseIdempotencyMarkerTtl } from "./parse-idempotency-marker-ttl.ts";
 import {
   assertCoordinationSettings,
   parseCoordination,
@@ -48,6 +49,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   keyPrefix: parseKeyPrefix,
   rateLimitOnError: parseRateLimitFailure,
   triggerResponseTimeout: parseTriggerResponseTimeout,
+  idempotencyMarkerTtl: parseIdempotencyMarkerTtl,
 };
 
 export interface ValidateOptions {

@@ -156,7 +156,7 @@ export function buildServer({
     );
     installRateLimit(api, config, shared.limiters);
     api.addHook("preValidation", refuseUnstorableParams);
-    installIdempotency(api, shared.cache);
+    installIdempotency(api, shared.cache, config.idempotencyMarkerTtl);
     for (const routes of RESOURCES)
       await api.register(routes, { engine, directory, definitionRuns } satisfies RouteOptions);
     if (definitions) await api.register(definitionVersionRoutes, { definitions });

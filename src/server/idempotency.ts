@@ -28,6 +28,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../config/defaults.ts";
 import { TaskflowError } from "../domain/errors.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { TtlCache } from "../engine/coordination/ttl-cache.ts";
@@ -42,18 +43,10 @@ import {
 import { addIdempotencyToSchema } from "./idempotency-schema.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 
-/**
- * How long a marker blocks its key. Far longer than a request runs (the
- * slowest route is one transaction; a store outage fails within the pool's
- * 10 s connect timeout), so it does not expire under a live request; short
- * enough that a node killed mid-request blocks the key for one minute, not
- * for the 24 h of a result: the client's retries get 409 until then, then run.
- */
-export const RUNNING_TTL_MS = 60_000;
 /** How long an answer is replayed: a day covers a client's retries across an outage (Stripe keeps 24 h). */
 export const RETAIN_MS = 24 * 60 * 60 * 1000;
 /** A released key's tombstone; any later claim replaces it, so its length hardly matters. */
-const RELEASED_TTL_MS = RUNNING_TTL_MS;
+const RELEASED_TTL_MS = 60_000;
 /** setIfAbsent/get rounds when the key keeps appearing and vanishing between them. */
 const CLAIM_ATTEMPTS = 3;
 
@@ -63,14 +56,22 @@ interface Claim {
   marker: RunningRecord;
 }
 
-export function installIdempotency(scope: FastifyInstance, cache: TtlCache): void {
+/**
+ * `markerTtlMs`: how long a marker blocks its key (WF_IDEMPOTENCY_MARKER_TTL;
+ * why one minute by default: config/defaults.ts).
+ */
+export function installIdempotency(
+  scope: FastifyInstance,
+  cache: TtlCache,
+  markerTtlMs = DEFAULT_IDEMPOTENCY_MARKER_TTL_MS,
+): void {
   const claims = new WeakMap<FastifyRequest, Claim>();
   scope.addHook("onRoute", addIdempotencyToSchema);
   scope.addHook("preHandler", async (req, reply) => {
     if (req.method !== "POST") return;
     const key = idempotencyKeyOf(req);
     if (key === undefined) return;
-    const claim = await claimOrReplay(cache, req, reply, key);
+    const claim = await claimOrReplay(cache, markerTtlMs, req, reply, key);
     if (claim !== undefined) claims.set(req, claim);
   });
   scope.addHook("onSend", async (req, reply, payload) => {
@@ -84,6 +85,7 @@ export function installIdempotency(scope: FastifyInstance, cache: TtlCache): voi
 
 async function claimOrReplay(
   cache: TtlCache,
+  markerTtlMs: number,
   req: FastifyRequest,
   reply: FastifyReply,
   clientKey: string,
@@ -93,9 +95,7 @@ async function claimOrReplay(
   const hash = requestHash(req);
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     const marker: RunningRecord = { state: "running", requestHash: hash, token: randomUUID() };
-    const claimed = await reach(() =>
-      cache.setIfAbsent(tenant, key, { ...marker }, RUNNING_TTL_MS),
-    );
+    const claimed = await reach(() => cache.setIfAbsent(tenant, key, { ...marker }, markerTtlMs));
     if (claimed) return { tenant, key, marker };
     const value = await reach(() => cache.get(tenant, key));
     const seen = asRecord(value);
@@ -104,7 +104,7 @@ async function claimOrReplay(
     if (seen.state === "released") {
       // Freed by a retryable answer: take it over, unless another request does first.
       const taken = await reach(() =>
-        cache.compareAndSet(tenant, key, value, { ...marker }, RUNNING_TTL_MS),
+        cache.compareAndSet(tenant, key, value, { ...marker }, markerTtlMs),
       );
       if (taken) return { tenant, key, marker };
       continue;
@@ -168,7 +168,7 @@ async function settle(
     if (!stored)
       req.log.warn("idempotency: the key was claimed again before this answer was stored");
   } catch (err) {
-    // The answer still goes out; a retry within RUNNING_TTL_MS is 409, after it runs again.
+    // The answer still goes out; a retry within markerTtlMs is 409, after it runs again.
     req.log.warn({ err }, "idempotency: the answer could not be stored");
   }
 }

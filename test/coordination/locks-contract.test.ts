@@ -24,11 +24,14 @@ import type { LockHandle, Locks } from "../../src/engine/coordination/locks.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,
+  shareOneDatabasePerBackend,
   openTestCoordination,
   REDIS_TEST_URL,
   type CoordinationBackendName,
   type TestCoordination,
 } from "./support/coordination-backends.ts";
+
+shareOneDatabasePerBackend();
 
 const T = "tenant-a";
 const U = "tenant-b";

@@ -13,11 +13,14 @@ import type { VerifyOutcome } from "../../src/engine/coordination/one-time-codes
 import {
   coordinationBackends,
   coordinationTestOptions,
+  shareOneDatabasePerBackend,
   openTestCoordination,
   type CoordinationBackendName,
   type TestCoordination,
 } from "./support/coordination-backends.ts";
 import { storedText } from "./support/stored-text.ts";
+
+shareOneDatabasePerBackend();
 
 const T = "tenant-a";
 const LOGIN = "login";

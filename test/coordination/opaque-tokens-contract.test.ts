@@ -13,12 +13,15 @@ import type { IssuedToken } from "../../src/engine/coordination/opaque-tokens.ts
 import {
   coordinationBackends,
   coordinationTestOptions,
+  shareOneDatabasePerBackend,
   openTestCoordination,
   type CoordinationBackendName,
   type TestCoordination,
 } from "./support/coordination-backends.ts";
 import { ageTokens } from "./support/age-tokens.ts";
 import { storedText } from "./support/stored-text.ts";
+
+shareOneDatabasePerBackend();
 
 const T = "tenant-a";
 const REFRESH = "refresh";

@@ -16,6 +16,7 @@ import type { WindowKind } from "../../src/engine/coordination/rate-limiter.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,
+  shareOneDatabasePerBackend,
   type CoordinationBackendName,
 } from "./support/coordination-backends.ts";
 import {
@@ -25,6 +26,8 @@ import {
   withCoordination,
   withOtherPrefix,
 } from "./support/counter-cache-helpers.ts";
+
+shareOneDatabasePerBackend();
 
 const T = "acme";
 const HOUR = 3_600_000;
@@ -223,25 +226,31 @@ function registerRateLimiterCases(backend: CoordinationBackendName): void {
       assert.equal((await limiter.consume(T, "x".repeat(512))).allowed, true);
     }));
 
+  // Its own database: the SQL cleanup deletes passed counters of every key
+  // prefix, so other tests' counters would change the total it checks.
   void it("cleanup removes counters whose windows have passed, at most maxEntries a call", () =>
-    withCoordination(backend, async (c) => {
-      const short = c.limiters.limiter({ name: "gone", points: 5, windowMs: 100 });
-      const long = c.limiters.limiter({ name: "kept", points: 5, windowMs: HOUR });
-      for (let i = 0; i < 5; i++) await short.consume(T, `k${i}`);
-      await long.consume(T, "k", 3);
-      await sleep(250);
-      let total = 0;
-      for (let round = 0; round < 10; round++) {
-        const removed = await c.limiters.cleanup(2);
-        assert.ok(removed >= 0 && removed <= 2, `removed ${removed}`);
-        total += removed;
-        if (removed === 0) break;
-      }
-      // Redis expires counters by itself: its cleanup has nothing left to remove.
-      assert.equal(total, c.backend === "redis" ? 0 : 5);
-      const kept = await long.consume(T, "k");
-      assert.deepEqual([kept.allowed, kept.remaining], [true, 1], "a live counter stays");
-    }));
+    withCoordination(
+      backend,
+      async (c) => {
+        const short = c.limiters.limiter({ name: "gone", points: 5, windowMs: 100 });
+        const long = c.limiters.limiter({ name: "kept", points: 5, windowMs: HOUR });
+        for (let i = 0; i < 5; i++) await short.consume(T, `k${i}`);
+        await long.consume(T, "k", 3);
+        await sleep(250);
+        let total = 0;
+        for (let round = 0; round < 10; round++) {
+          const removed = await c.limiters.cleanup(2);
+          assert.ok(removed >= 0 && removed <= 2, `removed ${removed}`);
+          total += removed;
+          if (removed === 0) break;
+        }
+        // Redis expires counters by itself: its cleanup has nothing left to remove.
+        assert.equal(total, c.backend === "redis" ? 0 : 5);
+        const kept = await long.consume(T, "k");
+        assert.deepEqual([kept.allowed, kept.remaining], [true, 1], "a live counter stays");
+      },
+      { ownDatabase: true },
+    ));
 }
 
 for (const backend of coordinationBackends) {

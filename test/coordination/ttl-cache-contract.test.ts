@@ -12,6 +12,7 @@ import type { JsonValue } from "../../src/engine/coordination/ttl-cache.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,
+  shareOneDatabasePerBackend,
   type CoordinationBackendName,
 } from "./support/coordination-backends.ts";
 import {
@@ -20,6 +21,8 @@ import {
   withCoordination,
   withOtherPrefix,
 } from "./support/counter-cache-helpers.ts";
+
+shareOneDatabasePerBackend();
 
 const T = "acme";
 const MINUTE = 60_000;
@@ -113,24 +116,30 @@ function registerTtlCacheCases(backend: CoordinationBackendName): void {
       assert.equal(await c.cache.setIfAbsent(T, "k", "again", MINUTE), true);
     }));
 
+  // Its own database: the SQL cleanup deletes expired entries of every key
+  // prefix, so other tests' rows would change the counts it checks.
   void it("cleanup removes only expired entries, at most maxEntries a call", () =>
-    withCoordination(backend, async (c) => {
-      for (let i = 0; i < 5; i++) await c.cache.set(i % 2 ? T : "globex", `gone${i}`, i, 100);
-      for (let i = 0; i < 3; i++) await c.cache.set(T, `kept${i}`, { i }, MINUTE);
-      await sleep(250);
-      const removed: number[] = [];
-      for (let round = 0; round < 10; round++) {
-        const n = await c.cache.cleanup(2);
-        assert.ok(n >= 0 && n <= 2, `removed ${n}`);
-        removed.push(n);
-        if (n === 0) break;
-      }
-      // Redis deletes expired keys itself: its cleanup finds nothing to do.
-      assert.deepEqual(removed, c.backend === "redis" ? [0] : [2, 2, 1, 0]);
-      for (let i = 0; i < 3; i++) assert.deepEqual(await c.cache.get(T, `kept${i}`), { i });
-      await assertValidation(() => c.cache.cleanup(0), "cleanup(0)");
-      await assertValidation(() => c.cache.cleanup(1.5), "cleanup(1.5)");
-    }));
+    withCoordination(
+      backend,
+      async (c) => {
+        for (let i = 0; i < 5; i++) await c.cache.set(i % 2 ? T : "globex", `gone${i}`, i, 100);
+        for (let i = 0; i < 3; i++) await c.cache.set(T, `kept${i}`, { i }, MINUTE);
+        await sleep(250);
+        const removed: number[] = [];
+        for (let round = 0; round < 10; round++) {
+          const n = await c.cache.cleanup(2);
+          assert.ok(n >= 0 && n <= 2, `removed ${n}`);
+          removed.push(n);
+          if (n === 0) break;
+        }
+        // Redis deletes expired keys itself: its cleanup finds nothing to do.
+        assert.deepEqual(removed, c.backend === "redis" ? [0] : [2, 2, 1, 0]);
+        for (let i = 0; i < 3; i++) assert.deepEqual(await c.cache.get(T, `kept${i}`), { i });
+        await assertValidation(() => c.cache.cleanup(0), "cleanup(0)");
+        await assertValidation(() => c.cache.cleanup(1.5), "cleanup(1.5)");
+      },
+      { ownDatabase: true },
+    ));
 
   void it("tenants and key prefixes are separate caches", () =>
     withCoordination(backend, async (c, t) => {

@@ -22,8 +22,18 @@ export const backends: Backend[] = [{ name: "sqlite" }, { name: "postgres" }, { 
 const POSTGRES_ADMIN_URL =
   process.env.TF_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const MYSQL_ADMIN_URL = process.env.TF_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/";
-/** A down server should cost a test run seconds, not the OS connect timeout. */
+/**
+ * A down server should cost a test run seconds, not the OS connect timeout: a
+ * stopped local server refuses at once, so the probe's first try is short.
+ */
 const PROBE_TIMEOUT_MS = 3000;
+/**
+ * A connect that times out instead is a server slow to answer, not a missing
+ * one: on a loaded 2-core machine (test files side by side, other test runs)
+ * connecting took over 3 s, which failed whole files in CI. Such a probe is
+ * tried once more with this, and creating or dropping a database always has it.
+ */
+const SLOW_SERVER_TIMEOUT_MS = 15_000;
 
 /** Where a server is, for skip messages: host and port only, never credentials. */
 function hostOf(url: string): string {
@@ -38,10 +48,13 @@ function reasonOf(e: unknown): string {
   return typeof err.message === "string" ? err.message : String(e);
 }
 
-async function withPostgresAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+async function withPostgresAdmin<T>(
+  fn: (c: pg.Client) => Promise<T>,
+  timeoutMs = SLOW_SERVER_TIMEOUT_MS,
+): Promise<T> {
   const client = new pg.Client({
     connectionString: POSTGRES_ADMIN_URL,
-    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    connectionTimeoutMillis: timeoutMs,
   });
   await client.connect();
   try {
@@ -53,8 +66,9 @@ async function withPostgresAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T
 
 async function withMysqlAdmin<T>(
   fn: (c: Awaited<ReturnType<typeof createConnection>>) => Promise<T>,
+  timeoutMs = SLOW_SERVER_TIMEOUT_MS,
 ): Promise<T> {
-  const conn = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: PROBE_TIMEOUT_MS });
+  const conn = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: timeoutMs });
   try {
     return await fn(conn);
   } finally {
@@ -62,17 +76,25 @@ async function withMysqlAdmin<T>(
   }
 }
 
+/** Whether a failed connect ran out of time (the server is slow) rather than being refused. */
+const timedOut = (reason: string) => /ETIMEDOUT|timeout/i.test(reason);
+
 async function probe(b: Backend): Promise<string | null> {
+  const first = await probeOnce(b, PROBE_TIMEOUT_MS);
+  return first !== null && timedOut(first) ? probeOnce(b, SLOW_SERVER_TIMEOUT_MS) : first;
+}
+
+async function probeOnce(b: Backend, timeoutMs: number): Promise<string | null> {
   try {
     switch (b.name) {
       case "sqlite":
         await import("better-sqlite3");
         return null;
       case "postgres":
-        await withPostgresAdmin((c) => c.query("select 1"));
+        await withPostgresAdmin((c) => c.query("select 1"), timeoutMs);
         return null;
       case "mysql":
-        await withMysqlAdmin((c) => c.query("select 1"));
+        await withMysqlAdmin((c) => c.query("select 1"), timeoutMs);
         return null;
     }
   } catch (e) {

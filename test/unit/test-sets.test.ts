@@ -7,7 +7,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { allTestFiles, testFiles } from "../test-sets.ts";
+import {
+  allTestFiles,
+  DB_EXCLUSIVE,
+  dbExclusiveFiles,
+  dbParallelFiles,
+  testFiles,
+} from "../test-sets.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** This file: it names what it looks for. */
@@ -31,6 +37,30 @@ test("every test file under test/ is in exactly one of the unit and db sets", ()
   );
   assert.ok(unit.every((f) => f.startsWith("test/unit/")));
   assert.ok(db.every((f) => !f.startsWith("test/unit/")));
+});
+
+test("every file of the exclusive db group exists, is a db file and is listed once", () => {
+  const db = testFiles("db", root);
+  // A renamed or deleted file would otherwise silently drop out of the group and run in parallel.
+  assert.deepEqual(
+    DB_EXCLUSIVE.filter((f) => !db.includes(f)),
+    [],
+    "listed in DB_EXCLUSIVE but not a db test file on disk",
+  );
+  assert.equal(new Set(DB_EXCLUSIVE).size, DB_EXCLUSIVE.length, "a file is listed twice");
+});
+
+test("the db set is the parallel group plus the exclusive group, each file in one", () => {
+  const parallel = dbParallelFiles(root);
+  const exclusive = dbExclusiveFiles(root);
+  assert.ok(parallel.length > 0 && exclusive.length > 0, "both groups have files");
+  assert.deepEqual([...parallel, ...exclusive].sort(), testFiles("db", root));
+  assert.deepEqual(
+    parallel.filter((f) => exclusive.includes(f)),
+    [],
+    "no file is in both groups",
+  );
+  assert.deepEqual([...exclusive].sort(), [...DB_EXCLUSIVE].sort());
 });
 
 test("npm test runs lint, format check, typecheck, then both sets", () => {

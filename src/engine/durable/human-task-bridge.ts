@@ -14,6 +14,7 @@ import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-task-api.ts";
 import type { Directory, TaskStore } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
+import { HumanTaskApiDecorator } from "../human-task-api-decorator.ts";
 
 /** Roots remembered by wakeRunsOnCompletion (about 100 bytes each). */
 const ROOTS_CACHED = 10_000;
@@ -136,25 +137,26 @@ export function wakeRunsOnCompletion(
 }
 
 /**
- * The decorator behind wakeRunsOnCompletion. Every HumanTaskApi method is
- * delegated explicitly (`implements` makes the compiler flag a renamed or added
- * method); `complete` and `completeAndEnd` wake the run after the inner call
- * commits, and `start` remembers that its root belongs to no run.
+ * The decorator behind wakeRunsOnCompletion: `complete` and `completeAndEnd`
+ * wake the run after the inner call commits, and `start` remembers that its
+ * root belongs to no run; the rest is handed on (HumanTaskApiDecorator).
  */
-export class RunWakingHumanTaskApi implements HumanTaskApi {
+export class RunWakingHumanTaskApi extends HumanTaskApiDecorator {
   // Root instance → the run it belongs to, or null. An instance's kind and vars
   // never change after insert, so the answer is final: only the first completion
   // under a root reads it (a REST cycle of 3 completes made 3 reads, now 1).
   readonly #runOfRoot = new LRUCache<string, { runId: string | null }>({ max: ROOTS_CACHED });
 
   constructor(
-    private readonly inner: HumanTaskApi,
+    inner: HumanTaskApi,
     private readonly store: TaskStore,
     private readonly runs: RunStore,
     private readonly onWake?: () => void,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  start: HumanTaskApi["start"] = async (ctx, req) => {
+  override start: HumanTaskApi["start"] = async (ctx, req) => {
     const r = await this.inner.start(ctx, req);
     // A root started as a plain process never belongs to a run (a run makes
     // its own root), so its completions need no read at all: on PostgreSQL
@@ -162,31 +164,16 @@ export class RunWakingHumanTaskApi implements HumanTaskApi {
     this.#runOfRoot.set(rootKey(ctx.tenantId, r.instanceId), { runId: null });
     return r;
   };
-  complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
+  override complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
     const r = await this.inner.complete(ctx, taskId, req);
     await this.#wakeRunOf(ctx.tenantId, r.task);
     return r;
   };
-  completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
+  override completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
     const r = await this.inner.completeAndEnd(ctx, taskId, req);
     await this.#wakeRunOf(ctx.tenantId, r.task);
     return r;
   };
-  assign: HumanTaskApi["assign"] = (ctx, req) => this.inner.assign(ctx, req);
-  claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
-  release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
-  getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
-  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page, status) =>
-    this.inner.userInbox(ctx, userId, page, status);
-  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page, status) =>
-    this.inner.groupInbox(ctx, groupId, page, status);
-  getInstance: HumanTaskApi["getInstance"] = (ctx, id) => this.inner.getInstance(ctx, id);
-  completion: HumanTaskApi["completion"] = (ctx, id) => this.inner.completion(ctx, id);
-  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page, created) =>
-    this.inner.listProcesses(ctx, userId, state, page, created);
-  listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, page) =>
-    this.inner.listDefinitions(ctx, page);
-  getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);
 
   async #runIdOf(tenantId: string, rootId: string): Promise<string | null> {
     const key = rootKey(tenantId, rootId);

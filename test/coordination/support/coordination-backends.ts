@@ -1,12 +1,14 @@
 /**
  * The coordination backends every coordination contract suite runs against,
  * unchanged: memory, SQLite, PostgreSQL, MariaDB and Redis, each isolated per
- * test (a fresh database, or a fresh Redis key prefix).
+ * test by a fresh key prefix, and on the SQL backends by a fresh database
+ * unless the file shares one (shareOneDatabasePerBackend).
  *
  * Redis is 127.0.0.1:6379 unless TF_TEST_REDIS_URL says otherwise. Like the
  * databases, an unreachable Redis skips outside CI and fails the run in CI.
  */
 import { randomBytes } from "node:crypto";
+import { after } from "node:test";
 import { Redis } from "ioredis";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
@@ -39,11 +41,17 @@ const freshPrefix = () => `tftest:${randomBytes(6).toString("hex")}:`;
 
 let redisProbe: Promise<string | null> | undefined;
 
+/** A refused connection is a missing server; a timed-out one a slow machine: asked again, with longer. */
 async function probeRedis(): Promise<string | null> {
+  const first = await probeRedisOnce(2000);
+  return first !== null && /timeout|ETIMEDOUT/i.test(first) ? probeRedisOnce(15_000) : first;
+}
+
+async function probeRedisOnce(connectTimeout: number): Promise<string | null> {
   const r = new Redis(REDIS_TEST_URL, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
+    connectTimeout,
   });
   try {
     await r.connect();
@@ -72,8 +80,62 @@ export async function coordinationTestOptions(
   return { skip: reason };
 }
 
+type SqlBackendName = "sqlite" | "postgres" | "mysql";
+type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
+
+/** The file's shared databases, once shareOneDatabasePerBackend() was called; null otherwise. */
+let sharedDatabases: Map<SqlBackendName, Promise<TestDatabase>> | null = null;
+
+/**
+ * Makes the SQL backends of this test file (one process) share one migrated
+ * database per backend, created on first use and dropped after the file's
+ * last test. Creating and migrating a database per test cost most of the
+ * contract suites' time (about 300 databases); the coordination is namespaced
+ * by key prefix and tenant, so a fresh prefix per test isolates it just as
+ * well. A case whose assertion sees every prefix (the counter and cache
+ * cleanup deletes expired rows of all prefixes) asks for its own database:
+ * `openTestCoordination(name, { ownDatabase: true })`.
+ */
+export function shareOneDatabasePerBackend(): void {
+  if (sharedDatabases !== null) return;
+  const databases = new Map<SqlBackendName, Promise<TestDatabase>>();
+  sharedDatabases = databases;
+  after(async () => {
+    sharedDatabases = null;
+    const all = await Promise.allSettled(databases.values());
+    for (const d of all) if (d.status === "fulfilled") await d.value.drop();
+  });
+}
+
+async function migratedDatabase(name: SqlBackendName): Promise<TestDatabase> {
+  const database = await createTestDatabase({ name });
+  const db = openDatabase(database.url);
+  try {
+    await db.migrate();
+  } finally {
+    await db.close();
+  }
+  return database;
+}
+
+/** A database for one test: the file's shared one, or its own (dropped with the test's coordination). */
+async function databaseFor(
+  name: SqlBackendName,
+  ownDatabase: boolean,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (ownDatabase || sharedDatabases === null) return migratedDatabase(name);
+  let shared = sharedDatabases.get(name);
+  if (!shared) {
+    shared = migratedDatabase(name);
+    sharedDatabases.set(name, shared);
+  }
+  const { url } = await shared;
+  return { url, drop: () => Promise.resolve() };
+}
+
 export async function openTestCoordination(
   name: CoordinationBackendName,
+  options: { ownDatabase?: boolean } = {},
 ): Promise<TestCoordination> {
   const keyPrefix = freshPrefix();
   switch (name) {
@@ -105,10 +167,10 @@ export async function openTestCoordination(
       };
     }
     default: {
-      const database = await createTestDatabase({ name });
-      const openOne = async () => {
+      // Migrated once when created: every node here opens an up-to-date schema.
+      const database = await databaseFor(name, options.ownDatabase === true);
+      const openOne = () => {
         const db = openDatabase(database.url);
-        await db.migrate();
         const coordination = openCoordination({
           kind: "sql",
           keyPrefix,
@@ -122,12 +184,12 @@ export async function openTestCoordination(
           },
         };
       };
-      const first = await openOne();
+      const first = openOne();
       return {
         coordination: first.coordination,
         keyPrefix,
         databaseUrl: database.url,
-        openAnother: openOne,
+        openAnother: () => Promise.resolve(openOne()),
         async close() {
           await first.close();
           await database.drop();

@@ -16,12 +16,16 @@ import {
   type TestCoordination,
 } from "./coordination-backends.ts";
 
-/** Runs `fn` on a fresh coordination of `backend`, closing it afterwards. */
+/**
+ * Runs `fn` on a fresh coordination of `backend` (a fresh key prefix; its own
+ * database too with `ownDatabase`), closing it afterwards.
+ */
 export async function withCoordination(
   backend: CoordinationBackendName,
   fn: (c: Coordination, t: TestCoordination) => Promise<void>,
+  options: { ownDatabase?: boolean } = {},
 ): Promise<void> {
-  const t = await openTestCoordination(backend);
+  const t = await openTestCoordination(backend, options);
   try {
     await fn(t.coordination, t);
   } finally {

@@ -1,8 +1,9 @@
 /**
  * Everything a coordination backend stored, as one text, for "the secret is
  * never stored" checks: on the SQL backends every row of the given tables
- * (read with a raw query on a second connection), on Redis every key under
- * the test's prefix with its value, whatever its type. null on memory, which
+ * under the test's key prefix (read with a raw query on a second connection;
+ * other tests may share the database), on Redis every key under the test's
+ * prefix with its value, whatever its type. null on memory, which
  * has nothing to read from outside.
  */
 import { sql } from "kysely";
@@ -22,10 +23,10 @@ export async function storedText(
   try {
     const parts: string[] = [];
     for (const table of tables) {
-      const { rows } = await sql`select * from ${sql.table(table)}`.execute(
-        db.coordinationContext.db,
-      );
-      if (rows.length === 0) throw new Error(`${table} is empty: nothing was stored to check`);
+      const { rows } = await sql`select * from ${sql.table(table)}
+        where key_prefix = ${tc.keyPrefix}`.execute(db.coordinationContext.db);
+      if (rows.length === 0)
+        throw new Error(`${table} has no row under ${tc.keyPrefix}: nothing was stored to check`);
       parts.push(JSON.stringify(rows));
     }
     return parts.join("\n");

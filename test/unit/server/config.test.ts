@@ -278,6 +278,32 @@ void describe("parseAddr", () => {
   });
 });
 
+void describe("idempotency marker TTL", () => {
+  void test("one minute by default; milliseconds from the environment, a file or code", () => {
+    assert.equal(load({}).idempotencyMarkerTtl, 60_000);
+    assert.equal(
+      load({ env: { ...DEV, WF_IDEMPOTENCY_MARKER_TTL: "8000" } }).idempotencyMarkerTtl,
+      8000,
+    );
+    const f = load({
+      configFile: "t.json",
+      readFile: files({ "t.json": '{"idempotencyMarkerTtl": 120000}' }),
+    });
+    assert.equal(f.idempotencyMarkerTtl, 120_000);
+    assert.equal(load({ overrides: { idempotencyMarkerTtl: 1000 } }).idempotencyMarkerTtl, 1000);
+  });
+
+  void test("outside 1 s – 1 h, or not whole milliseconds, fails naming the setting", () => {
+    for (const bad of ["999", "3600001", "off", "1.5", "-1000"]) {
+      assert.match(
+        configError(() => load({ env: { ...DEV, WF_IDEMPOTENCY_MARKER_TTL: bad } })),
+        /environment WF_IDEMPOTENCY_MARKER_TTL: .* is not a number of milliseconds between 1000 and 3600000/,
+        bad,
+      );
+    }
+  });
+});
+
 void describe("load shedding and SQLite synchronous", () => {
   void test("defaults: shedding on at 1024 in flight and 500 ms of delay; SQLite NORMAL", () => {
     const c = load({});

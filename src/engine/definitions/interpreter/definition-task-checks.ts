@@ -14,53 +14,41 @@ import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
 import type { TaskStore } from "../../ports.ts";
 import { formAjv } from "../json-schema-checks.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
+import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
 
 const FORMS_CACHED = 1_000;
 /** Task ids known to be plain (about 100 bytes each). */
 const PLAIN_TASKS_CACHED = 100_000;
 
-export class DefinitionTaskChecks implements HumanTaskApi {
+export class DefinitionTaskChecks extends HumanTaskApiDecorator {
   readonly #forms = new LRUCache<string, ValidateFunction>({ max: FORMS_CACHED });
   // Tasks assigned through these use cases belong to no definition (a run assigns through
   // the bridge): their completion skips the read the check needs, as a REST cycle's do.
   readonly #plain = new LRUCache<string, true>({ max: PLAIN_TASKS_CACHED });
 
   constructor(
-    private readonly inner: HumanTaskApi,
+    inner: HumanTaskApi,
     private readonly store: TaskStore,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
+  override complete: HumanTaskApi["complete"] = async (ctx, taskId, req) => {
     await this.#check(ctx, taskId, req.vars);
     const r = await this.inner.complete(ctx, taskId, req);
     this.#remember(ctx.tenantId, r.next);
     if (r.joined !== r.next) this.#remember(ctx.tenantId, r.joined);
     return r;
   };
-  completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
+  override completeAndEnd: HumanTaskApi["completeAndEnd"] = async (ctx, taskId, req) => {
     await this.#check(ctx, taskId, req.vars);
     return this.inner.completeAndEnd(ctx, taskId, req);
   };
-  start: HumanTaskApi["start"] = (ctx, req) => this.inner.start(ctx, req);
-  assign: HumanTaskApi["assign"] = async (ctx, req) => {
+  override assign: HumanTaskApi["assign"] = async (ctx, req) => {
     const r = await this.inner.assign(ctx, req);
     this.#remember(ctx.tenantId, r);
     return r;
   };
-  claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
-  release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
-  getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
-  userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page, status) =>
-    this.inner.userInbox(ctx, userId, page, status);
-  groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page, status) =>
-    this.inner.groupInbox(ctx, groupId, page, status);
-  getInstance: HumanTaskApi["getInstance"] = (ctx, id) => this.inner.getInstance(ctx, id);
-  completion: HumanTaskApi["completion"] = (ctx, id) => this.inner.completion(ctx, id);
-  listProcesses: HumanTaskApi["listProcesses"] = (ctx, userId, state, page, created) =>
-    this.inner.listProcesses(ctx, userId, state, page, created);
-  listDefinitions: HumanTaskApi["listDefinitions"] = (ctx, page) =>
-    this.inner.listDefinitions(ctx, page);
-  getDefinition: HumanTaskApi["getDefinition"] = (ctx, key) => this.inner.getDefinition(ctx, key);
 
   #remember(tenantId: string, r: AssignResult | null): void {
     for (const t of r?.tasks ?? []) this.#plain.set(`${tenantId}\u0000${t.id}`, true);

@@ -13,14 +13,22 @@ import { CompiledQuery, MysqlDialect } from "kysely";
 import { guardConnectionErrors } from "./connection-errors.ts";
 import type { StoreDialect } from "../store-dialect.ts";
 import { classifyMysqlError } from "./driver-errors.ts";
+import { PerDatabaseMigrationLockAdapter } from "./migration-lock.ts";
 
 /** mysql2's own default, spelled out: a blackholed host fails after 10 s. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** Kysely's MysqlDialect with a migration lock per database instead of one per server. */
+class TaskflowMysqlDialect extends MysqlDialect {
+  override createAdapter(): PerDatabaseMigrationLockAdapter {
+    return new PerDatabaseMigrationLockAdapter();
+  }
+}
+
 export function mysqlDialect(url: string, poolSize: number, target: string): StoreDialect {
   // mysql2 parses only the mysql:// scheme; mariadb:// is the same protocol.
   const uri = url.replace(/^mariadb:/i, "mysql:");
-  const kysely = new MysqlDialect({
+  const kysely = new TaskflowMysqlDialect({
     pool: () =>
       Promise.resolve(
         guardConnectionErrors(
