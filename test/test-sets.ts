@@ -48,6 +48,8 @@ export const DB_EXCLUSIVE: readonly string[] = [
   "test/chaos/chaos.test.ts",
   // Worker processes killed with kill -9 at random moments while runs are in flight; minutes of load.
   "test/durable/worker-process.test.ts",
+  // 200 processes of a definition while the executing process is killed -9 twenty times; a lease to wait out per kill.
+  "test/durable/definition-crash.test.ts",
   // kill -9 of a lock holder; the lock must pass to another node within 1.5 s.
   "test/coordination/lock-holder-kill.test.ts",
   // Two server processes, node A killed -9; the key must stay blocked for the marker's TTL, then run.
