@@ -5,7 +5,12 @@
  *
  *   npm run bench -- definitions                    # every part
  *   npm run bench -- definitions trigger-matching   # only that one
+ *   npm run bench -- definitions interpreted-vs-code
  */
+
+/** The interpreted definition must reach this share of the code workflow's runs/s at 32 in flight on PostgreSQL. */
+const TARGET_RATIO = 0.7;
+import { interpretedVsCode } from "./definitions/interpreted-vs-code.ts";
 import { triggerMatching, TARGET_P99_US } from "./definitions/trigger-matching.ts";
 import { printTable, writeResults } from "./lib/results.ts";
 
@@ -35,6 +40,26 @@ const PARTS: Part[] = [
         target: `p99 ≤ ${TARGET_P99_US} µs: ${s.p99Us <= TARGET_P99_US ? "met" : "MISSED"}`,
       });
       return { rows: [row("match", r.hit), row("no match", r.miss)], data: r };
+    },
+  },
+  {
+    // A 3-state definition (call, call, end) against the same two steps as a code workflow,
+    // alternating rounds on one PostgreSQL database; medians of the rounds.
+    name: "interpreted-vs-code",
+    async run() {
+      const got = await interpretedVsCode("postgres");
+      const rows = got.map((r) => ({
+        part: "interpreted-vs-code",
+        lookups: `${r.backend}, ${r.concurrency} in flight`,
+        "code runs/s": r.code.runsPerSecond,
+        "interpreted runs/s": r.interpreted.runsPerSecond,
+        ratio: `${Math.round(r.ratio * 1000) / 10} %`,
+        target:
+          r.concurrency === 1
+            ? "—"
+            : `≥ ${TARGET_RATIO * 100} %: ${r.ratio >= TARGET_RATIO ? "met" : "MISSED"}`,
+      }));
+      return { rows, data: got };
     },
   },
 ];
