@@ -100,7 +100,8 @@ async function serve(env: Record<string, string>): Promise<Served> {
   let output = "";
   proc.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   proc.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  const deadline = Date.now() + 30_000;
+  // 60 s, as for every server process the tests start: tsx compiles the CLI at each start.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${output}`);
     if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
