@@ -79,13 +79,15 @@ export function memoryCacheProvider(options: MemoryCacheOptions): CacheProvider 
     },
 
     set(key, value, entryOptions) {
-      const text = payloadText(value);
-      const { slidingMs, absoluteMs } = resolveExpiry(entryOptions, options.defaults);
-      const t = now();
-      const deadline = absoluteMs > 0 ? t + absoluteMs : Infinity;
-      const expiresAt = slidingMs > 0 ? Math.min(t + slidingMs, deadline) : deadline;
-      entries.set(key, { text, slidingMs, deadline, expiresAt });
-      return Promise.resolve();
+      // In a promise: a caller's mistake rejects, as on Redis, instead of throwing at the call.
+      return Promise.resolve().then(() => {
+        const text = payloadText(value);
+        const { slidingMs, absoluteMs } = resolveExpiry(entryOptions, options.defaults);
+        const t = now();
+        const deadline = absoluteMs > 0 ? t + absoluteMs : Infinity;
+        const expiresAt = slidingMs > 0 ? Math.min(t + slidingMs, deadline) : deadline;
+        entries.set(key, { text, slidingMs, deadline, expiresAt });
+      });
     },
 
     delete(key) {
