@@ -7,12 +7,22 @@
  * margins of at least 300 ms either side of each boundary.
  */
 import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { coordinationTestOptions } from "../coordination/support/coordination-backends.ts";
+import { Redis } from "ioredis";
+import { openCacheProvider } from "../../src/adapters/definition-cache/open-cache-provider.ts";
+import {
+  coordinationTestOptions,
+  deleteRedisPrefix,
+  REDIS_TEST_URL,
+} from "../coordination/support/coordination-backends.ts";
+import { freePort } from "../support/server-process.ts";
 import {
   cacheProviderNames,
   openTestCacheProvider,
+  recordingLog,
   warningsOf,
   type TestCacheProvider,
 } from "./support/cache-providers.ts";
@@ -161,4 +171,167 @@ for (const name of cacheProviderNames) {
       assert.equal(t.warnings.length, 0);
     });
   });
+}
+
+/** A redis-server of this test's own, on a free port, so stopping it touches nobody else's. */
+async function startOwnRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+    ],
+    { stdio: "ignore" },
+  );
+  const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0 });
+  probe.on("error", () => undefined); // refused while the server starts: retried below
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        await probe.connect();
+        await probe.ping();
+        return child;
+      } catch {
+        probe.disconnect();
+        await sleep(50);
+      }
+    }
+  } finally {
+    probe.disconnect();
+  }
+  child.kill("SIGKILL");
+  throw new Error(`redis-server on port ${port} did not answer within 5 s`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}
+
+void describe("cache provider: redis only", await coordinationTestOptions("redis"), () => {
+  // Memory has no stored layout and no server-side expiry to inspect.
+  void it("an entry is a hash { payload, slide, deadline } whose PTTL is min(slide, deadline)", async () => {
+    const t = openTestCacheProvider("redis");
+    const admin = new Redis(REDIS_TEST_URL);
+    try {
+      const k = `${t.prefix}layout`;
+      await t.provider.set(k, { a: 1 }, { slidingMs: 5000, absoluteMs: 60_000 });
+      const entry = await admin.hgetall(k);
+      assert.equal(entry.payload, '{"a":1}');
+      assert.equal(entry.slide, "5000");
+      const [secs, micros] = await admin.time();
+      const serverNow = Number(secs) * 1000 + Math.floor(Number(micros) / 1000);
+      const deadline = Number(entry.deadline);
+      assert.ok(deadline > serverNow + 59_000 && deadline <= serverNow + 60_000, entry.deadline);
+      const pttl = await admin.pttl(k);
+      assert.ok(pttl > 4000 && pttl <= 5000, String(pttl));
+      await t.provider.set(k, null, { slidingMs: 0, absoluteMs: 3000 });
+      const nulled = await admin.hgetall(k);
+      assert.equal(nulled.payload, "null");
+      assert.equal(nulled.slide, "0");
+      const pttl2 = await admin.pttl(k);
+      assert.ok(pttl2 > 2000 && pttl2 <= 3000, String(pttl2));
+    } finally {
+      admin.disconnect();
+      await t.close();
+    }
+  });
+
+  // Memory opens no connection.
+  void it("a connection the host hands in is used and never closed", async () => {
+    const host = new Redis(REDIS_TEST_URL);
+    const log = recordingLog();
+    const prefix = `tftest:defs:host${Date.now()}:`;
+    try {
+      const p = openCacheProvider(redisConfig(REDIS_TEST_URL), { redis: host, log });
+      await p.set(`${prefix}k`, 1);
+      assert.deepEqual(await p.get(`${prefix}k`), { hit: true, value: 1 });
+      await p.close();
+      assert.equal(await host.ping(), "PONG");
+      assert.equal(log.warnings.length, 0);
+    } finally {
+      host.disconnect();
+      await deleteRedisPrefix(prefix);
+    }
+  });
+
+  // Memory cannot be unreachable.
+  void it("Redis stopped: misses and no-op sets, no error to any caller, warnings rate-limited; hits resume once it is back", async () => {
+    const port = await freePort();
+    let server = await startOwnRedis(port);
+    const log = recordingLog();
+    const p = openCacheProvider(redisConfig(`redis://127.0.0.1:${port}`), { log });
+    try {
+      await p.set("k", { v: 1 });
+      assert.deepEqual(await p.get("k"), { hit: true, value: { v: 1 } });
+
+      await stop(server);
+      const burst = () =>
+        Promise.allSettled(
+          Array.from({ length: 50 }, (_, i) => [
+            p.get(`k${i % 5}`),
+            p.set(`k${i % 5}`, i),
+            p.delete(`x${i}`),
+          ]).flat(),
+        );
+      for (let round = 0; round < 3; round++) {
+        const started = Date.now();
+        const settled = await burst();
+        assert.deepEqual(
+          settled.filter((s) => s.status === "rejected"),
+          [],
+        );
+        for (const s of settled) {
+          if (s.status === "fulfilled" && s.value !== undefined)
+            assert.deepEqual(s.value, { hit: false });
+        }
+        assert.ok(Date.now() - started < 4000, `round ${round} took ${Date.now() - started} ms`);
+      }
+      // 450 failed calls within 10 s: at most one warning per kind.
+      for (const kind of ["redis-get", "redis-set", "redis-delete"]) {
+        assert.equal(
+          warningsOf(log.warnings, kind).length,
+          1,
+          `${kind}: ${JSON.stringify(log.warnings)}`,
+        );
+      }
+      assert.equal(log.warnings.length, 3);
+
+      server = await startOwnRedis(port);
+      const deadline = Date.now() + 10_000;
+      let back = false;
+      while (!back && Date.now() < deadline) {
+        await p.set("k", { v: 2 });
+        back = (await p.get("k")).hit;
+        if (!back) await sleep(100);
+      }
+      assert.ok(back, "no hit within 10 s of Redis coming back");
+      assert.deepEqual(await p.get("k"), { hit: true, value: { v: 2 } });
+    } finally {
+      await p.close();
+      await stop(server);
+    }
+  });
+});
+
+function redisConfig(url: string) {
+  return {
+    definitionCache: "redis" as const,
+    definitionCacheEnabled: true,
+    definitionCacheSliding: 60_000,
+    definitionCacheAbsolute: 600_000,
+    redisUrl: url,
+    redisSentinels: [],
+    redisSentinelName: null,
+  };
 }
