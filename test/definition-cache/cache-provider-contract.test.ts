@@ -324,6 +324,23 @@ void describe("cache provider: redis only", await coordinationTestOptions("redis
   });
 });
 
+void describe("cache provider: payload caching off", () => {
+  // WF_DEFINITION_CACHE_ENABLED=false: nothing is read, written or dialled, whatever the provider.
+  for (const kind of ["memory", "redis"] as const) {
+    void it(`${kind}: every get is a miss, set and delete do nothing, no connection`, async () => {
+      const log = recordingLog();
+      const config = { ...redisConfig("redis://127.0.0.1:1"), definitionCache: kind };
+      const p = openCacheProvider({ ...config, definitionCacheEnabled: false }, { log });
+      await p.set("k", { a: 1 });
+      assert.deepEqual(await p.get("k"), { hit: false });
+      await p.delete("k");
+      await p.close();
+      // A closed port would have produced a redis-set warning had anything been dialled.
+      assert.deepEqual(log.warnings, []);
+    });
+  }
+});
+
 function redisConfig(url: string) {
   return {
     definitionCache: "redis" as const,

@@ -86,7 +86,9 @@ async function swallow<T>(
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
-    warn(kind, { cause: (e as Error).message }, `definition cache: ${kind} failed; ignored`);
+    // redisCall wraps transport failures; the underlying reason is what an operator needs.
+    const cause = (e as Error).cause instanceof Error ? (e as Error).cause : e;
+    warn(kind, { cause: (cause as Error).message }, `definition cache: ${kind} failed; ignored`);
     return { ok: false };
   }
 }
