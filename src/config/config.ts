@@ -1,4 +1,5 @@
 import type { CoordinationKind } from "../engine/coordination/coordination.ts";
+import type { CacheProviderKind } from "../engine/definition-cache/cache-provider.ts";
 import type { RateLimitFailure } from "./parse-coordination.ts";
 
 /** The validated, frozen configuration every other module receives (never process.env). */
@@ -57,6 +58,16 @@ export interface TaskflowConfig {
   readonly triggerResponseTimeout: number;
   /** How long (ms) an Idempotency-Key's first request holds the key: a node that dies mid-request blocks it that long. */
   readonly idempotencyMarkerTtl: number;
+  /** Where cached definition reads live: memory (each node its own) or redis (shared by all nodes). */
+  readonly definitionCache: CacheProviderKind;
+  /** false: no payload is read or written (the consistency ledger still runs). */
+  readonly definitionCacheEnabled: boolean;
+  /** In front of every definition cache key. */
+  readonly definitionCachePrefix: string;
+  /** Default idle time (ms) after which an entry ends; 0: no sliding expiry. */
+  readonly definitionCacheSliding: number;
+  /** Default lifetime (ms) from the write, however often read; 0: none. */
+  readonly definitionCacheAbsolute: number;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -83,6 +94,11 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "rateLimitOnError",
   "triggerResponseTimeout",
   "idempotencyMarkerTtl",
+  "definitionCache",
+  "definitionCacheEnabled",
+  "definitionCachePrefix",
+  "definitionCacheSliding",
+  "definitionCacheAbsolute",
 ];
 
 /**
@@ -122,6 +138,15 @@ export interface ConfigOverrides {
   triggerResponseTimeout?: string | number | undefined;
   /** Milliseconds, as a number or a string of digits. */
   idempotencyMarkerTtl?: string | number | undefined;
+  /** "memory" or "redis". */
+  definitionCache?: string | undefined;
+  /** true/false, or "true"/"false"/"1"/"0". */
+  definitionCacheEnabled?: boolean | string | undefined;
+  definitionCachePrefix?: string | undefined;
+  /** Milliseconds, as a number or a string of digits; 0 or "off": no sliding expiry. */
+  definitionCacheSliding?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits; 0 or "off": no absolute expiry. */
+  definitionCacheAbsolute?: string | number | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -46,6 +46,18 @@ export const DEFAULT_IDEMPOTENCY_MARKER_TTL_MS = 60_000;
 export const DEFAULT_KEY_PREFIX = "taskflow:";
 
 /**
+ * Definition cache: payloads live on each node unless Redis is chosen. Every
+ * committed change moves the cache revision, so expiry is not what keeps
+ * copies correct; it only bounds memory. Five idle minutes keep what is in
+ * use warm; one hour from the write caps how long any one copy is served, so
+ * a copy that outlived a bug or a manual fix in the database goes within the
+ * hour.
+ */
+export const DEFAULT_DEFINITION_CACHE_PREFIX = "taskflow:defs:";
+export const DEFAULT_DEFINITION_CACHE_SLIDING_MS = 5 * 60 * 1000;
+export const DEFAULT_DEFINITION_CACHE_ABSOLUTE_MS = 60 * 60 * 1000;
+
+/**
  * The first layer. nodeEnv defaults to production: the CLI treats an unset
  * NODE_ENV as production so that a forgotten variable fails closed (keys required);
  * `npm start` sets development explicitly.
@@ -73,5 +85,10 @@ export function defaultsLayer(): Layer {
     rateLimitOnError: "open",
     triggerResponseTimeout: DEFAULT_TRIGGER_RESPONSE_TIMEOUT_MS,
     idempotencyMarkerTtl: DEFAULT_IDEMPOTENCY_MARKER_TTL_MS,
+    definitionCache: "memory",
+    definitionCacheEnabled: true,
+    definitionCachePrefix: DEFAULT_DEFINITION_CACHE_PREFIX,
+    definitionCacheSliding: DEFAULT_DEFINITION_CACHE_SLIDING_MS,
+    definitionCacheAbsolute: DEFAULT_DEFINITION_CACHE_ABSOLUTE_MS,
   });
 }

@@ -25,6 +25,11 @@ const VARIABLES = {
   WF_RATE_LIMIT_ON_ERROR: "rateLimitOnError",
   WF_TRIGGER_RESPONSE_TIMEOUT: "triggerResponseTimeout",
   WF_IDEMPOTENCY_MARKER_TTL: "idempotencyMarkerTtl",
+  WF_DEFINITION_CACHE: "definitionCache",
+  WF_DEFINITION_CACHE_ENABLED: "definitionCacheEnabled",
+  WF_DEFINITION_CACHE_PREFIX: "definitionCachePrefix",
+  WF_DEFINITION_CACHE_SLIDING: "definitionCacheSliding",
+  WF_DEFINITION_CACHE_ABSOLUTE: "definitionCacheAbsolute",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

@@ -19,6 +19,11 @@ import { parseRateLimit } from "./parse-rate-limit.ts";
 import { parseTriggerResponseTimeout } from "./parse-trigger-timeout.ts";
 import { parseIdempotencyMarkerTtl } from "./parse-idempotency-marker-ttl.ts";
 import {
+  assertDefinitionCacheSettings,
+  parseCacheDuration,
+  parseDefinitionCacheProvider,
+} from "./parse-definition-cache.ts";
+import {
   assertCoordinationSettings,
   parseCoordination,
   parseKeyPrefix,
@@ -50,6 +55,11 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   rateLimitOnError: parseRateLimitFailure,
   triggerResponseTimeout: parseTriggerResponseTimeout,
   idempotencyMarkerTtl: parseIdempotencyMarkerTtl,
+  definitionCache: parseDefinitionCacheProvider,
+  definitionCacheEnabled: parseBoolean,
+  definitionCachePrefix: parseKeyPrefix,
+  definitionCacheSliding: parseCacheDuration,
+  definitionCacheAbsolute: parseCacheDuration,
 };
 
 export interface ValidateOptions {
@@ -84,6 +94,7 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   if (issues.length > 0) throw new ConfigError(issues);
   const config = out as unknown as TaskflowConfig;
   assertCoordinationSettings(config);
+  assertDefinitionCacheSettings(config);
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
   return deepFreeze(withDevelopmentHost(config, merged));
 }
