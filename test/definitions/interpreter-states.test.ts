@@ -60,7 +60,7 @@ void describe("interpreter states", () => {
     assert.deepEqual(await env.h.drain(), ["completed"]);
   });
 
-  test("waitSignal: the payload into resultVar; a timeout goes to onTimeout", async () => {
+  test("waitSignal: the payload into resultVar (null too); a timeout goes to onTimeout", async () => {
     await env.publish({
       key: "signals",
       name: "Signals",
@@ -90,6 +90,12 @@ void describe("interpreter states", () => {
     );
     assert.deepEqual(await env.h.drain(), ["completed"]);
     assert.deepEqual(await output("sig-1"), { vars: { payment: { eur: 5 } } });
+    // A signal without a payload is a signal, not the timeout.
+    await env.start("signals", 1, {}, "sig-3");
+    assert.deepEqual(await env.h.drain(), ["waiting"]);
+    await env.runs.sendSignal(TENANT, "sig-3", { id: newId(), name: "paid", payload: null }, now);
+    assert.deepEqual(await env.h.drain(), ["completed"]);
+    assert.deepEqual(await output("sig-3"), { vars: { payment: null } });
     env.h.clock.advance(24 * HOUR);
     assert.deepEqual(await env.h.drain(), ["completed"]);
     assert.deepEqual(await output("sig-2"), { vars: {}, terminated: "late" });

@@ -151,15 +151,23 @@ export class RunContext implements WorkflowContext {
     return rt.scheduler.track(() => runTimer(rt, rt.cursor.next(), () => t));
   }
 
-  waitForSignal<T = unknown>(
+  async waitForSignal<T = unknown>(
     name: string,
     options: { timeout?: Duration } = {},
   ): Promise<T | null> {
+    const outcome = await this.waitForSignalOutcome<T>(name, options);
+    return outcome.timedOut ? null : outcome.payload;
+  }
+
+  waitForSignalOutcome<T = unknown>(
+    name: string,
+    options: { timeout?: Duration } = {},
+  ): Promise<{ timedOut: false; payload: T } | { timedOut: true }> {
     const timeoutMs = options.timeout === undefined ? null : toMs(options.timeout);
     const rt = this.rt;
     return rt.scheduler.track(() =>
       waitForSignal(rt, rt.cursor.next(), name, timeoutMs),
-    ) as Promise<T | null>;
+    ) as Promise<{ timedOut: false; payload: T } | { timedOut: true }>;
   }
 
   now(): number {

@@ -76,6 +76,15 @@ export interface WorkflowContext {
   sleepUntil(at: Date | number): Promise<void>;
   /** The oldest unconsumed signal `name` (also one sent before the call), or null after `timeout`. */
   waitForSignal<T = unknown>(name: string, options?: { timeout?: Duration }): Promise<T | null>;
+  /**
+   * The same wait, telling a timeout (`timedOut: true`) from a signal sent
+   * without a payload (`timedOut: false, payload: null`), which waitForSignal
+   * both answers with null.
+   */
+  waitForSignalOutcome<T = unknown>(
+    name: string,
+    options?: { timeout?: Duration },
+  ): Promise<{ timedOut: false; payload: T } | { timedOut: true }>;
   /** Recorded clock, random and uuid: the same values on replay. */
   now(): number;
   random(): number;

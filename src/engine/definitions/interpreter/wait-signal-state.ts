@@ -16,16 +16,14 @@ export async function runWaitSignal(
     return { next: state.next };
   }
   const timeout = durationMs(await run.valueOf(state.timeout));
-  // The runtime answers a timeout with null, as it hands over a signal sent
-  // without a body: a signal that must end such a wait carries a payload.
-  const payload = await run.ctx.waitForSignal(state.signal, { timeout });
-  if (payload === null) {
+  const outcome = await run.ctx.waitForSignalOutcome(state.signal, { timeout });
+  if (outcome.timedOut) {
     if (state.onTimeout === undefined) {
       throw new Error(`state '${name}' timed out waiting for signal '${state.signal}'`);
     }
     run.output(null);
     return { next: state.onTimeout };
   }
-  run.output(payload, state.resultVar);
+  run.output(outcome.payload, state.resultVar);
   return { next: state.next };
 }

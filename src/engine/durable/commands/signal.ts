@@ -1,4 +1,8 @@
-/** ctx.waitForSignal: the oldest unconsumed signal of a name, or null after a timeout. */
+/**
+ * ctx.waitForSignal / ctx.waitForSignalOutcome: the oldest unconsumed signal
+ * of a name, or the timeout. The outcome is tagged because a signal may carry
+ * no payload (null): only the tag tells it from a timeout.
+ */
 import type { SignalEvent, SignalReceivedEvent } from "../../../domain/run-event.ts";
 import { CancelledFailure } from "../../../domain/workflow-failure.ts";
 import type { Runtime } from "../runtime.ts";
@@ -9,16 +13,20 @@ const SIGNAL_CALLS = ["signal", "signal_wait"] as const;
 type Taken = { found: true; payload: unknown } | { found: false };
 const NOT_YET: Taken = { found: false };
 
+export type SignalOutcome = { timedOut: false; payload: unknown } | { timedOut: true };
+const TIMED_OUT: SignalOutcome = { timedOut: true };
+const received = (payload: unknown): SignalOutcome => ({ timedOut: false, payload });
+
 export async function waitForSignal(
   rt: Runtime,
   seq: number,
   name: string,
   timeoutMs: number | null,
-): Promise<unknown> {
+): Promise<SignalOutcome> {
   const ev = rt.cursor.match(seq, SIGNAL_CALLS, name);
   if (ev?.type === "signal") {
     await rt.scheduler.turn(seq);
-    return ev.data.payload;
+    return received(ev.data.payload);
   }
   let deadline: number | null = null;
   if (ev === undefined) {
@@ -31,14 +39,14 @@ export async function waitForSignal(
       await rt.writer.append({ seq, type: "signal_wait", name, at: rt.options.now(), data });
       return sig;
     });
-    if (got.found) return got.payload;
+    if (got.found) return received(got.payload);
   } else {
     deadline = ev.data.deadline;
     const done = rt.cursor.lastCompletion(seq);
     if (done !== undefined) {
       await rt.scheduler.turn(done.seq);
-      if (done.type === "signal") return done.data.payload;
-      if (done.type === "signal_timeout") return null;
+      if (done.type === "signal") return received(done.data.payload);
+      if (done.type === "signal_timeout") return TIMED_OUT;
       if (done.type === "cancelled") throw new CancelledFailure();
     }
   }
@@ -51,8 +59,8 @@ async function awaitSignal(
   seq: number,
   name: string,
   deadline: number | null,
-): Promise<unknown> {
-  const got = await rt.scheduler.live(async (): Promise<Taken> => {
+): Promise<SignalOutcome> {
+  const got = await rt.scheduler.live(async (): Promise<Taken | "timed out"> => {
     const sig = await takeSignal(rt, null, seq, name);
     if (sig.found) return sig;
     if (deadline !== null && rt.options.now() >= deadline) {
@@ -60,12 +68,13 @@ async function awaitSignal(
       const data = { ref: seq };
       const timedOut = rt.cursor.completionSeq();
       await rt.writer.append({ seq: timedOut, type: "signal_timeout", name, at, data });
-      return { found: true, payload: null };
+      return "timed out";
     }
     if (rt.cancellation.cancelling) await cancelWait(rt, seq);
     return sig;
   });
-  if (got.found) return got.payload;
+  if (got === "timed out") return TIMED_OUT;
+  if (got.found) return received(got.payload);
   return rt.scheduler.park(deadline, [name]);
 }
 
