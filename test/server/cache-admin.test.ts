@@ -4,7 +4,7 @@
  * what is refused — no key, a key scoped to a tenant, an unknown or
  * malformed mutation id — as problem+json 4xx.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access --
+/* eslint-disable @typescript-eslint/no-explicit-any --
    response bodies are untyped JSON; the assertions are what check their shape. */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
