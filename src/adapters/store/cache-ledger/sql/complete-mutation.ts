@@ -13,6 +13,11 @@
  * before the revision has moved, nor the revision move while the fence still
  * says the change is under way. Both become visible at the commit.
  *
+ * Two completions at once may commit in the other order than their fresh
+ * ids (PostgreSQL and MariaDB take the id at insert), so the second commit can
+ * leave the maximum where the first put it: still safe, as its fence kept
+ * readers off the cache until that same commit.
+ *
  * A fence already completed (an operator did it) still gets its fresh row:
  * raising a revision once more only costs a cache miss.
  */
