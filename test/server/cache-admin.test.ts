@@ -43,14 +43,15 @@ void describe("cache admin routes on sqlite", () => {
     assert.equal(items[0].mutationId, fence.mutationId);
     assert.equal(items[0].owner, "node-x/42/boot-1");
     assert.equal(items[0].scope, "workflow");
-    assert.ok(items[0].ageMs >= 0);
-    assert.ok(!Number.isNaN(Date.parse(items[0].createdAt)));
+    assert.ok(items[0].ageMs >= 0, "ageMs");
+    assert.ok(!Number.isNaN(Date.parse(items[0].createdAt)), "createdAt");
 
     const url = `/v1/admin/cache/mutations/${fence.mutationId}/complete`;
     const first = await call("POST", url);
     assert.equal(first.statusCode, 200);
     assert.deepEqual(first.json(), { mutationId: fence.mutationId, completed: true });
-    assert.ok((await database.cacheLedger.dataRevision()) > before);
+    const after = await database.cacheLedger.dataRevision();
+    assert.ok(after > before, `revision ${after} after ${before}`);
     const again = await call("POST", url);
     assert.equal(again.statusCode, 200);
     assert.deepEqual(again.json(), { mutationId: fence.mutationId, completed: false });
@@ -99,7 +100,10 @@ void describe("cache admin routes on sqlite", () => {
   test("/openapi.json documents both routes", async () => {
     const r = await deployment.inject({ method: "GET", url: "/openapi.json" });
     const paths = r.json().paths as Record<string, any>;
-    assert.ok(paths["/v1/admin/cache/mutations"]?.get);
-    assert.ok(paths["/v1/admin/cache/mutations/{id}/complete"]?.post?.responses?.["404"]);
+    assert.ok(paths["/v1/admin/cache/mutations"]?.get, "GET documented");
+    assert.ok(
+      paths["/v1/admin/cache/mutations/{id}/complete"]?.post?.responses?.["404"],
+      "POST documented",
+    );
   });
 });

@@ -50,7 +50,8 @@ test("a fence left behind is listed, completed once, then no longer listed", asy
     const done = await cli("complete-mutation", fence.mutationId);
     assert.equal(done.code, 0, done.err);
     assert.match(done.out, /^completed cache mutation/);
-    assert.ok((await database.cacheLedger.routesRevision()) > before);
+    const after = await database.cacheLedger.routesRevision();
+    assert.ok(after > before, `revision ${after} after ${before}`);
     const again = await cli("complete-mutation", fence.mutationId);
     assert.equal(again.code, 0, again.err);
     assert.match(again.out, /already completed; nothing changed/);

@@ -105,10 +105,10 @@ for (const b of backends) {
       withLedger(b, async (ledger) => {
         const a = await ledger.beginMutation("workflow", OWNER);
         const bFence = await ledger.beginMutation("workflow", OWNER);
-        assert.ok(a.id < bFence.id);
+        assert.ok(a.id < bFence.id, `ids ${a.id} < ${bFence.id}`);
         await ledger.completeMutation(bFence);
         const afterB = await ledger.dataRevision();
-        assert.ok(afterB > bFence.id);
+        assert.ok(afterB > bFence.id, `revision ${afterB} above fence ${bFence.id}`);
         assert.deepEqual(await ledger.readState("data"), { revision: afterB, fenced: true });
         await ledger.completeMutation(a);
         const afterA = await ledger.dataRevision();
@@ -128,7 +128,7 @@ for (const b of backends) {
         assert.equal(listed?.mutationId, fence.mutationId);
         assert.equal(listed?.owner, OWNER);
         assert.equal(listed?.scope, "routes");
-        assert.ok(listed !== undefined && listed.ageMs >= 0 && listed.ageMs < 60_000);
+        assert.ok(listed !== undefined && listed.ageMs >= 0 && listed.ageMs < 60_000, "age");
         await ledger.completeMutation(fence);
         assert.equal(await ledger.hasIncomplete("routes"), false);
         assert.equal((await ledger.readState("routes")).fenced, false);
@@ -145,7 +145,7 @@ for (const b of backends) {
         assert.equal(await ledger.routesRevision(), data);
         await ledger.completeMutation(await ledger.beginMutation("routes", OWNER));
         const routes = await ledger.revision("routes");
-        assert.ok(routes > data);
+        assert.ok(routes > data, `routes ${routes} > data ${data}`);
         assert.equal(await ledger.dataRevision(), data, "a routes change leaves data alone");
         assert.equal(await ledger.routesRevision(), routes);
         assert.equal((await ledger.readState("routes")).revision, routes);
@@ -235,7 +235,7 @@ for (const b of backends) {
             ]),
           );
           const revision = await ledgers[round % 2]!.dataRevision();
-          assert.ok(revision > last);
+          assert.ok(revision > last, `revision ${revision} after ${last}`);
           last = revision;
           assert.ok((await completedRowIds(one, "workflow")).includes(revision));
           assert.equal(await ledgers[1]!.hasIncomplete("workflow"), true);
@@ -256,7 +256,7 @@ for (const b of backends) {
           const before = await ledger.dataRevision();
           assert.deepEqual(await ledger.completeOrphan(fence.mutationId), { completed: true });
           const after = await ledger.dataRevision();
-          assert.ok(after > before);
+          assert.ok(after > before, `revision ${after} after ${before}`);
           assert.equal(await ledger.hasIncomplete("workflow"), false);
           assert.deepEqual(await ledger.completeOrphan(fence.mutationId), { completed: false });
           assert.equal(await ledger.dataRevision(), after, "a second completion changes nothing");
@@ -266,7 +266,8 @@ for (const b of backends) {
           });
           // The writer coming back after the operator still raises the revision.
           await ledger.completeMutation(fence);
-          assert.ok((await ledger.dataRevision()) > after);
+          const last = await ledger.dataRevision();
+          assert.ok(last > after, `revision ${last} after ${after}`);
         }),
     );
 
