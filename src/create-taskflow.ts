@@ -101,6 +101,7 @@ export async function createTaskflow(
       runs: durable.runs,
       definitions,
       triggerRoutes,
+      cacheLedger: database.cacheLedger,
       definitionRuns: options.definitionRuns ?? durable.definitionRuns,
       coordination,
       readiness: {

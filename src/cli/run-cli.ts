@@ -18,6 +18,7 @@ import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
+import { runCacheCli } from "./cache-cli.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
 
@@ -42,6 +43,10 @@ Commands:
   definitions
              validate, publish or diff process definitions (see
              'taskflow definitions --help')
+  cache list-mutations
+             the definition cache's incomplete mutations (fences): owner, age
+  cache complete-mutation <id>
+             complete a fence whose process died (see 'taskflow cache --help')
   help       show this help
 
 Options:
@@ -85,6 +90,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Resolves with the exit code; for `serve`, once the server listens (it keeps running). */
 export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
   if (argv[0] === "definitions") return runDefinitionsCli(argv.slice(1), env, io);
+  if (argv[0] === "cache") return runCacheCli(argv.slice(1), env, io);
   let parsed;
   try {
     parsed = parseArgs({

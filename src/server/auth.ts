@@ -29,6 +29,12 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Which accepted key the request came with (see above); set by the API-key hook. */
     apiKeyId: string;
+    /**
+     * The one tenant the accepted key may act for; null for a key of every
+     * tenant (WF_API_KEYS, an unscoped stored key, development without keys).
+     * Deployment-wide routes (the cache admin routes) refuse a scoped key.
+     */
+    apiKeyTenant: string | null;
   }
 }
 
@@ -70,6 +76,7 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
   const { stored } = options;
   const open = options.open ?? (keys.length === 0 && stored === undefined);
   return (req: FastifyRequest, _reply: FastifyReply, done: Done): void => {
+    req.apiKeyTenant = null;
     if (open) {
       req.apiKeyId = NO_KEY_ID;
       return done();
@@ -99,6 +106,7 @@ function acceptStored(req: FastifyRequest, key: ApiKeyInfo | null, done: Done): 
     );
   }
   req.apiKeyId = keyId;
+  req.apiKeyTenant = key.tenant;
   done();
 }
 

@@ -19,6 +19,8 @@ import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-task-api.ts";
 import type { Directory } from "../engine/ports.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
+import { cacheAdminRoutes } from "./cache-admin-routes.ts";
+import type { CacheLedger } from "../engine/definition-cache/cache-ledger.ts";
 import { requireApiKey } from "./auth.ts";
 import { answerClientError, refuseConnect } from "./client-errors.ts";
 import { installClosingGuard } from "./closing-guard.ts";
@@ -67,6 +69,8 @@ export interface BuildServerOptions {
   definitionRuns?: DefinitionRuns | undefined;
   /** This node's trigger route table; see triggers/trigger-routes.ts. */
   triggerRoutes?: TriggerRoutes | undefined;
+  /** The definition cache's ledger; without it the /v1/admin/cache/… routes are absent. */
+  cacheLedger?: CacheLedger | undefined;
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /**
@@ -93,6 +97,7 @@ export function buildServer({
   definitions,
   definitionRuns,
   triggerRoutes,
+  cacheLedger,
   readiness = {},
   coordination,
   directory = createDirectory(config),
@@ -168,6 +173,7 @@ export function buildServer({
         responseTimeoutMs,
       });
     }
+    if (cacheLedger) await api.register(cacheAdminRoutes, { cacheLedger });
     if (runs) {
       await api.register(runRoutes, {
         runs,

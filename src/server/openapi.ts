@@ -56,6 +56,11 @@ export function registerOpenApi(app: FastifyInstance, version: string = packageV
         { name: "definitions", description: "Human-task inbox: process definitions" },
         { name: "runs", description: "Durable runs: start, read, signal, cancel" },
         { name: "health", description: "Liveness and readiness (no API key)" },
+        {
+          name: "admin",
+          description:
+            "Deployment-wide operations (a key of every tenant): the definition cache's ledger",
+        },
       ],
       components: {
         securitySchemes: { apiKey: { type: "apiKey", in: "header", name: API_KEY_HEADER } },

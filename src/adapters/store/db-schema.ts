@@ -69,7 +69,19 @@ export interface DefinitionTenantsTable {
   revision: number;
 }
 
+/** The definition cache's ledger; see migrations/011-cache-mutations.ts. */
+export interface CacheMutationsTable {
+  id: ColumnType<number | string, never, never>;
+  mutation_id: string;
+  scope: string;
+  owner_instance: string;
+  /** 0 or 1. */
+  completed: number;
+  created_at: Millis;
+}
+
 export interface StoreSchema {
+  cache_mutations: CacheMutationsTable;
   definitions: DefinitionsTable;
   definition_versions: DefinitionVersionsTable;
   definition_tenants: DefinitionTenantsTable;

@@ -18,10 +18,12 @@
 import { Kysely, Migrator, sql } from "kysely";
 import type { SqliteSynchronous } from "../../config/config.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
+import type { CacheLedger } from "../../engine/definition-cache/cache-ledger.ts";
 import type { DefinitionVersionStore } from "../../engine/definitions/definition-version-store.ts";
 import type { RunStore } from "../../engine/durable/run-store-port.ts";
 import type { Wakeups } from "../../engine/durable/worker.ts";
 import type { SqlContext } from "../coordination/coordination-context.ts";
+import { SqlCacheLedger } from "./cache-ledger/sql-cache-ledger.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
 import { SqlDefinitionStore } from "./definition-store/sql-definition-store.ts";
 import type { StoreSchema } from "./db-schema.ts";
@@ -70,6 +72,8 @@ export interface Database extends DatabaseLifecycle {
   readonly runs: RunStore;
   /** Versions of process definitions (drafts, published, retracted), over the same connection. */
   readonly definitions: DefinitionVersionStore;
+  /** The definition cache's consistency ledger (fences and revisions), over the same connection. */
+  readonly cacheLedger: CacheLedger;
   /** LISTEN/NOTIFY wake-ups on PostgreSQL; undefined elsewhere (workers poll). */
   readonly wakeups: Wakeups | undefined;
   /** What SQL coordination (locks, counters, …) builds on: this database's connection. */
@@ -110,6 +114,7 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
     runs: new SqlRunStore(db, parts),
     definitions: new SqlDefinitionStore(db, parts),
+    cacheLedger: new SqlCacheLedger(db, parts),
     wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
     coordinationContext: { db, backend, databaseUrl: databaseUrl.trim() },
     async migrate() {

@@ -15,6 +15,7 @@ import { coordinationCountersCache } from "./006-coordination-counters-cache.ts"
 import { coordinationCodesTokens } from "./007-coordination-codes-tokens.ts";
 import { definitionVersions } from "./008-definition-versions.ts";
 import { definitionTenants } from "./010-definition-tenants.ts";
+import { cacheMutations } from "./011-cache-mutations.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -27,6 +28,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "007_coordination_codes_tokens": coordinationCodesTokens(d),
     "008_definition_versions": definitionVersions(d),
     "010_definition_tenants": definitionTenants(d),
+    "011_cache_mutations": cacheMutations(d),
   };
 }
 
