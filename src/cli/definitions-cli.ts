@@ -18,7 +18,7 @@ import {
   type VersionSelector,
 } from "../engine/definitions/definition-versions.ts";
 import { validateDefinition } from "../engine/definitions/validate-definition.ts";
-import type { CliIo } from "./run-cli.ts";
+import type { CliIo } from "./cli-io.ts";
 
 export const DEFINITIONS_HELP = `Usage: taskflow definitions <command> [options]
 

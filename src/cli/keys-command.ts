@@ -18,7 +18,7 @@ import {
 } from "../engine/coordination/api-keys.ts";
 import { DEFAULT_KEY_CACHE_MS } from "../server/stored-key-check.ts";
 import { parseExpiry } from "./parse-expiry.ts";
-import type { CliIo } from "./run-cli.ts";
+import type { CliIo } from "./cli-io.ts";
 
 export type KeysCommand =
   | { action: "create"; name: string; tenant: string | null; expiresAt: Date | null }

@@ -19,6 +19,7 @@ import { closeOnSignals } from "../server/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";
+import type { CliIo } from "./cli-io.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
 
@@ -78,11 +79,6 @@ function environmentHelp(): string {
   }
   lines.push(line.replace(/,$/, ""));
   return lines.join("\n");
-}
-
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,9 @@
 import type { CoordinationKind } from "../engine/coordination/coordination.ts";
 import type { CacheProviderKind } from "../engine/definition-cache/cache-provider.ts";
-import type { RateLimitFailure } from "./parse-coordination.ts";
+
+/** What the rate limit does while its backend cannot be reached (WF_RATE_LIMIT_ON_ERROR). */
+export const RateLimitFailureModes = ["open", "closed"] as const;
+export type RateLimitFailure = (typeof RateLimitFailureModes)[number];
 
 /** The validated, frozen configuration every other module receives (never process.env). */
 export const LogLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

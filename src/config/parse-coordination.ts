@@ -6,10 +6,7 @@
  */
 import { CoordinationKinds, type CoordinationKind } from "../engine/coordination/coordination.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
-import type { TaskflowConfig } from "./config.ts";
-
-export const RateLimitFailureModes = ["open", "closed"] as const;
-export type RateLimitFailure = (typeof RateLimitFailureModes)[number];
+import { RateLimitFailureModes, type RateLimitFailure, type TaskflowConfig } from "./config.ts";
 
 const PREFIX = /^[A-Za-z0-9:_.-]{0,64}$/;
 const SENTINEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -27,7 +27,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimit } from "../config/config.ts";
-import type { RateLimitFailure } from "../config/parse-coordination.ts";
+import type { RateLimitFailure } from "../config/config.ts";
 import { formatRateLimit } from "../config/parse-rate-limit.ts";
 import { TaskflowError } from "../domain/errors.ts";
 import { TENANT_PATTERN } from "../domain/limits.ts";
