@@ -12,7 +12,7 @@
  * build` first (npm ci does it).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -25,6 +25,7 @@ import {
 } from "../support/backends.ts";
 import { CRASH_USER as USER, CrashCluster } from "./support/definition-crash-cluster.ts";
 import { crashStepsSource } from "./support/definition-crash-steps.ts";
+import { inFlight, readStepLog } from "./support/process-step-log.ts";
 
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return --
    REST bodies are untyped JSON, read by field */
@@ -65,39 +66,6 @@ const DEFINITION = {
     done: { type: "end" },
   },
 };
-
-/** The step log, read back: starts per idempotency key, and which process started and ended what. */
-interface StepLog {
-  starts: Map<string, number[]>;
-  ends: Set<string>;
-  startedBy: Map<number, Set<string>>;
-  endedBy: Map<number, Set<string>>;
-}
-
-function readStepLog(file: string): StepLog {
-  const log: StepLog = {
-    starts: new Map(),
-    ends: new Set(),
-    startedBy: new Map(),
-    endedBy: new Map(),
-  };
-  if (!existsSync(file)) return log;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const [what, key, at, pid] = line.split(" ");
-    if (key === undefined || at === undefined || pid === undefined) continue; // the last, empty line
-    const by = what === "start" ? log.startedBy : log.endedBy;
-    by.set(Number(pid), (by.get(Number(pid)) ?? new Set()).add(key));
-    if (what === "start") log.starts.set(key, [...(log.starts.get(key) ?? []), Number(at)]);
-    else log.ends.add(key);
-  }
-  return log;
-}
-
-/** The steps process `pid` started and has not finished (all it ever will, once it is dead). */
-function inFlight(log: StepLog, pid: number): string[] {
-  const ended = log.endedBy.get(pid) ?? new Set<string>();
-  return [...(log.startedBy.get(pid) ?? [])].filter((k) => !ended.has(k));
-}
 
 /**
  * Completes the user's open tasks as they appear, until stopped. Tolerates the

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -19,6 +19,7 @@ import {
   type Backend,
 } from "../support/backends.ts";
 import * as flows from "./support/flows.ts";
+import { inFlight, readStepLog } from "./support/process-step-log.ts";
 
 /**
  * The knobs can make a soak run bigger, never smaller than the defaults: fewer
@@ -43,42 +44,6 @@ const KILLS = knob("TF_CRASH_KILLS", 20);
  * does; half leaves room for a loaded machine where a step ends in between.
  */
 const MIN_HITS = Math.ceil(KILLS / 2);
-
-/** The step log of support/flows.ts, read back. */
-interface StepLog {
-  /** Step (idempotency key) → when each of its executions started. */
-  starts: Map<string, number[]>;
-  /** The steps that finished at least once. */
-  ends: Set<string>;
-  /** Process → the steps it started, and the steps it finished. */
-  startedBy: Map<number, Set<string>>;
-  endedBy: Map<number, Set<string>>;
-}
-
-function readStepLog(file: string): StepLog {
-  const log: StepLog = {
-    starts: new Map(),
-    ends: new Set(),
-    startedBy: new Map(),
-    endedBy: new Map(),
-  };
-  if (!existsSync(file)) return log;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const [what, key, at, pid] = line.split(" ");
-    if (key === undefined || at === undefined || pid === undefined) continue; // the last, empty line
-    const by = what === "start" ? log.startedBy : log.endedBy;
-    by.set(Number(pid), (by.get(Number(pid)) ?? new Set()).add(key));
-    if (what === "start") log.starts.set(key, [...(log.starts.get(key) ?? []), Number(at)]);
-    else log.ends.add(key);
-  }
-  return log;
-}
-
-/** The steps process `pid` started and has not finished (all it ever will, once it is dead). */
-function inFlight(log: StepLog, pid: number): string[] {
-  const ended = log.endedBy.get(pid) ?? new Set<string>();
-  return [...(log.startedBy.get(pid) ?? [])].filter((k) => !ended.has(k));
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
