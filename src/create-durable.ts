@@ -45,8 +45,6 @@ export interface Durable {
   readonly runs: DurableRuns;
   /** Runs of published definitions, on the interpreter (registered with every worker). */
   readonly definitionRuns: DefinitionRuns;
-  /** Tells the interpreter's cache that a key's latest published version changed on this node. */
-  forgetLatest(tenantId: string, key: string): void;
   readonly worker: Worker | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -98,7 +96,6 @@ export function createDurable(
     runStore,
     runs,
     definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
-    forgetLatest: (tenantId, key) => definitions.forgetLatest(tenantId, key),
     worker,
     start: async () => {
       await worker?.start();

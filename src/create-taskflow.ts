@@ -17,6 +17,9 @@ import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
+import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import { definitionCacheFor } from "./definition-cache-for.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
@@ -32,6 +35,8 @@ export interface TaskflowOptions extends DurableOptions {
   logger?: Logger | undefined;
   /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
   redis?: Redis | undefined;
+  /** An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it. */
+  definitionCacheRedis?: Redis | undefined;
   /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
 }
@@ -48,6 +53,8 @@ export interface Taskflow {
   readonly definitions: DefinitionVersions;
   /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
   readonly definitionRuns: DefinitionRuns;
+  /** The definition cache's read and write path (its stats tell hits, misses and bypasses). */
+  readonly definitionCache: CacheManager;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
@@ -73,19 +80,28 @@ export async function createTaskflow(
   const directory = createDirectory(config);
   const inbox = new HumanTaskEngine({ store, directory });
   let server: FastifyInstance | undefined;
-  const durable = createDurable(database, {
-    ...options,
-    humanTasks: humanTaskBridge(store, inbox, directory),
-    // The worker retries on its own; the log says why runs are not progressing.
-    onWorkerError: (what, e) =>
-      server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
+  const cacheLog: CacheWarnLog = { warn: (fields, message) => server?.log.warn(fields, message) };
+  const cache = definitionCacheFor(config, database, coordination, {
+    redis: options.definitionCacheRedis,
+    log: cacheLog,
   });
-  const definitions = new DefinitionVersions(database.definitions);
+  // Every part reads definitions through the cache; the database's own store is only its factory.
+  const definitionStore = cache.store;
+  const durable = createDurable(
+    { runs: database.runs, wakeups: database.wakeups, definitions: definitionStore },
+    {
+      ...options,
+      humanTasks: humanTaskBridge(store, inbox, directory),
+      // The worker retries on its own; the log says why runs are not progressing.
+      onWorkerError: (what, e) =>
+        server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
+    },
+  );
+  const definitions = new DefinitionVersions(definitionStore);
   // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
-  const triggerRoutes = new TriggerRoutes(database.definitions, (tenantId, e) =>
+  const triggerRoutes = new TriggerRoutes(definitionStore, (tenantId, e) =>
     server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
   );
-  definitions.onHeadsChanged((tenantId, key) => durable.forgetLatest(tenantId, key));
   definitions.onHeadsChanged((tenantId) => triggerRoutes.refreshTenant(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
@@ -111,6 +127,7 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    await cache.manager.consistency.start();
     await triggerRoutes.rebuild();
     // WF_API_KEYS may be empty outside development when a live key is stored.
     await requireKeysAtStart(config, coordination);
@@ -119,6 +136,7 @@ export async function createTaskflow(
   } catch (e) {
     await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
+    await cache.manager.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;
@@ -127,7 +145,17 @@ export async function createTaskflow(
   const jobs = startBackgroundJobs(coordination, (job, e, suppressed) =>
     log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
   );
-  return assemble({ config, engine, database, server, durable, coordination, definitions, jobs });
+  return assemble({
+    config,
+    engine,
+    database,
+    server,
+    durable,
+    coordination,
+    definitions,
+    jobs,
+    cache: cache.manager,
+  });
 }
 
 interface Parts {
@@ -139,10 +167,12 @@ interface Parts {
   coordination: Coordination;
   definitions: DefinitionVersions;
   jobs: SingletonJobs;
+  cache: CacheManager;
 }
 
 function assemble(parts: Parts): Taskflow {
-  const { config, engine, database, server, durable, coordination, definitions, jobs } = parts;
+  const { config, engine, database, server, durable, coordination, definitions, jobs, cache } =
+    parts;
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
@@ -151,6 +181,7 @@ function assemble(parts: Parts): Taskflow {
     } finally {
       // Before the coordination: a job's lock is given back while its backend is still open.
       await jobs.stop().catch(() => undefined);
+      await cache.close().catch(() => undefined);
       await coordination.close().catch(() => undefined);
       await database.close();
     }
@@ -161,6 +192,7 @@ function assemble(parts: Parts): Taskflow {
     store: withLifecycle(database),
     runs: durable.runs,
     definitions,
+    definitionCache: cache,
     definitionRuns: durable.definitionRuns,
     worker: durable.worker,
     coordination,

@@ -1,4 +1,5 @@
 import type { CoordinationKind } from "../engine/coordination/coordination.ts";
+import type { CacheConsistencyMode } from "../engine/definition-cache/cache-consistency.ts";
 import type { CacheProviderKind } from "../engine/definition-cache/cache-provider.ts";
 
 /** What the rate limit does while its backend cannot be reached (WF_RATE_LIMIT_ON_ERROR). */
@@ -71,6 +72,19 @@ export interface TaskflowConfig {
   readonly definitionCacheSliding: number;
   /** Default lifetime (ms) from the write, however often read; 0: none. */
   readonly definitionCacheAbsolute: number;
+  /**
+   * strict: every cached read asks the ledger (one query) — no read that starts
+   * after a change completed sees the old data; bounded: the node keeps the
+   * ledger state in memory (pushed, and polled every definitionCachePoll ms) —
+   * a hit costs no query, and a change is seen within that bound.
+   */
+  readonly definitionCacheConsistency: CacheConsistencyMode;
+  /** bounded mode: how often (ms) a node re-reads the ledger state without being told. */
+  readonly definitionCachePoll: number;
+  /** How long (ms) a publish or retract waits for its definition's lock before it gives up. */
+  readonly definitionLockTimeout: number;
+  /** A fence incomplete this long (ms), or whose owner stopped beating, is completed by the reaper; 0: never. */
+  readonly definitionFenceMaxAge: number;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -102,6 +116,10 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "definitionCachePrefix",
   "definitionCacheSliding",
   "definitionCacheAbsolute",
+  "definitionCacheConsistency",
+  "definitionCachePoll",
+  "definitionLockTimeout",
+  "definitionFenceMaxAge",
 ];
 
 /**
@@ -150,6 +168,14 @@ export interface ConfigOverrides {
   definitionCacheSliding?: string | number | undefined;
   /** Milliseconds, as a number or a string of digits; 0 or "off": no absolute expiry. */
   definitionCacheAbsolute?: string | number | undefined;
+  /** "strict" or "bounded". */
+  definitionCacheConsistency?: string | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  definitionCachePoll?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  definitionLockTimeout?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits; 0 or "off": the reaper never completes a fence. */
+  definitionFenceMaxAge?: string | number | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -56,6 +56,15 @@ export const DEFAULT_KEY_PREFIX = "taskflow:";
 export const DEFAULT_DEFINITION_CACHE_PREFIX = "taskflow:defs:";
 export const DEFAULT_DEFINITION_CACHE_SLIDING_MS = 5 * 60 * 1000;
 export const DEFAULT_DEFINITION_CACHE_ABSOLUTE_MS = 60 * 60 * 1000;
+/** The bounded mode's staleness bound when no push arrives (a lost NOTIFY, MariaDB without Redis). */
+export const DEFAULT_DEFINITION_CACHE_POLL_MS = 1000;
+/** As long as a human would wait for a publish button; a publish holds the lock for milliseconds. */
+export const DEFAULT_DEFINITION_LOCK_TIMEOUT_MS = 10_000;
+/**
+ * A publish completes its fence within milliseconds; one still open after a
+ * minute was left by a writer that died or lost its database mid-commit.
+ */
+export const DEFAULT_DEFINITION_FENCE_MAX_AGE_MS = 60_000;
 
 /**
  * The first layer. nodeEnv defaults to production: the CLI treats an unset
@@ -90,5 +99,9 @@ export function defaultsLayer(): Layer {
     definitionCachePrefix: DEFAULT_DEFINITION_CACHE_PREFIX,
     definitionCacheSliding: DEFAULT_DEFINITION_CACHE_SLIDING_MS,
     definitionCacheAbsolute: DEFAULT_DEFINITION_CACHE_ABSOLUTE_MS,
+    definitionCacheConsistency: "strict",
+    definitionCachePoll: DEFAULT_DEFINITION_CACHE_POLL_MS,
+    definitionLockTimeout: DEFAULT_DEFINITION_LOCK_TIMEOUT_MS,
+    definitionFenceMaxAge: DEFAULT_DEFINITION_FENCE_MAX_AGE_MS,
   });
 }

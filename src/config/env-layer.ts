@@ -30,6 +30,10 @@ const VARIABLES = {
   WF_DEFINITION_CACHE_PREFIX: "definitionCachePrefix",
   WF_DEFINITION_CACHE_SLIDING: "definitionCacheSliding",
   WF_DEFINITION_CACHE_ABSOLUTE: "definitionCacheAbsolute",
+  WF_DEFINITION_CACHE_CONSISTENCY: "definitionCacheConsistency",
+  WF_DEFINITION_CACHE_POLL: "definitionCachePoll",
+  WF_DEFINITION_LOCK_TIMEOUT: "definitionLockTimeout",
+  WF_DEFINITION_FENCE_MAX_AGE: "definitionFenceMaxAge",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

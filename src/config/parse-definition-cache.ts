@@ -9,6 +9,10 @@ import {
   CacheProviderKinds,
   type CacheProviderKind,
 } from "../engine/definition-cache/cache-provider.ts";
+import {
+  CacheConsistencyModes,
+  type CacheConsistencyMode,
+} from "../engine/definition-cache/cache-consistency.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import type { TaskflowConfig } from "./config.ts";
 
@@ -23,6 +27,37 @@ export function parseDefinitionCacheProvider(value: unknown): CacheProviderKind 
   throw new InvalidValue(
     `${JSON.stringify(value)} is not a cache provider (one of ${CacheProviderKinds.join(", ")})`,
   );
+}
+
+export function parseCacheConsistency(value: unknown): CacheConsistencyMode {
+  const text = typeof value === "string" ? value.trim().toLowerCase() : value;
+  if (typeof text === "string" && (CacheConsistencyModes as readonly string[]).includes(text)) {
+    return text as CacheConsistencyMode;
+  }
+  throw new InvalidValue(
+    `${JSON.stringify(value)} is not a consistency mode (one of ${CacheConsistencyModes.join(", ")})`,
+  );
+}
+
+/** The bounded mode's poll: 50 ms (a query per node 20 times a second) to a minute. */
+export function parseCachePoll(value: unknown): number {
+  return wholeMs(value, 50, 60_000);
+}
+
+/** A publish's wait for its definition's lock: 0 (try once) to a minute. */
+export function parseLockTimeout(value: unknown): number {
+  return wholeMs(value, 0, 60_000);
+}
+
+function wholeMs(value: unknown, min: number, max: number): number {
+  const text = typeof value === "string" ? value.trim() : undefined;
+  const n = text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new InvalidValue(
+      `${JSON.stringify(value)} is not a number of milliseconds between ${min} and ${max}`,
+    );
+  }
+  return n;
 }
 
 /** Milliseconds (a number or a string of digits), 0 – one week; 0 or "off": this expiry is not used. */

@@ -20,6 +20,9 @@ import { parseTriggerResponseTimeout } from "./parse-trigger-timeout.ts";
 import { parseIdempotencyMarkerTtl } from "./parse-idempotency-marker-ttl.ts";
 import {
   assertDefinitionCacheSettings,
+  parseCacheConsistency,
+  parseCachePoll,
+  parseLockTimeout,
   parseCacheDuration,
   parseDefinitionCacheProvider,
 } from "./parse-definition-cache.ts";
@@ -60,6 +63,10 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   definitionCachePrefix: parseKeyPrefix,
   definitionCacheSliding: parseCacheDuration,
   definitionCacheAbsolute: parseCacheDuration,
+  definitionCacheConsistency: parseCacheConsistency,
+  definitionCachePoll: parseCachePoll,
+  definitionLockTimeout: parseLockTimeout,
+  definitionFenceMaxAge: parseCacheDuration,
 };
 
 export interface ValidateOptions {

@@ -51,7 +51,6 @@ export async function interpreterOn(b: Backend, workflows: AnyWorkflowDefinition
     responses,
   );
   const definitions = new DefinitionVersions(database.definitions);
-  definitions.onHeadsChanged((tenantId, key) => cache.forgetLatest(tenantId, key));
   const actor = { tenantId: TENANT, actorId: "alice" };
   return {
     h,

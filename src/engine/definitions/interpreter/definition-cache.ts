@@ -4,10 +4,10 @@
  * expiry because a published number's body never changes (retracting changes
  * its status, which only new starts look at).
  *
- * Which version is the latest is cached too, but briefly: a start would
- * otherwise read it every time. A publish or retract through this node's
- * versions (forgetLatest, on DefinitionVersions.onHeadsChanged) forgets it at once; another node's is seen within
- * LATEST_TTL_MS.
+ * Which version is the latest is not kept here: it changes with every
+ * publish on any node, and the definition cache in front of the store
+ * (CachedDefinitionStore) already answers it from a payload only while the
+ * ledger says no change has happened since.
  */
 import { LRUCache } from "lru-cache";
 import type { DefinitionVersion } from "../../../domain/definition-version.ts";
@@ -16,32 +16,15 @@ import type { DefinitionVersionStore } from "../definition-version-store.ts";
 import { CompiledDefinition } from "./compiled-definition.ts";
 
 const CACHED_VERSIONS = 1_000;
-const CACHED_KEYS = 10_000;
-export const LATEST_TTL_MS = 1_000;
 
 export class DefinitionCache {
   private readonly compiled = new LRUCache<string, CompiledDefinition>({ max: CACHED_VERSIONS });
 
-  private readonly latestOf = new LRUCache<string, { v: DefinitionVersion | undefined }>({
-    max: CACHED_KEYS,
-    ttl: LATEST_TTL_MS,
-  });
-
   constructor(readonly store: DefinitionVersionStore) {}
 
-  /** The latest published version of the key (cached for LATEST_TTL_MS), or undefined. */
-  async latest(tenantId: string, key: string): Promise<DefinitionVersion | undefined> {
-    const id = `${tenantId}\u0000${key}`;
-    const hit = this.latestOf.get(id);
-    if (hit !== undefined) return hit.v;
-    const v = await this.store.latestPublished(tenantId, key);
-    this.latestOf.set(id, { v });
-    return v;
-  }
-
-  /** Forgets the key's latest (a publish or retract on this node: DefinitionVersions.onHeadsChanged). */
-  forgetLatest(tenantId: string, key: string): void {
-    this.latestOf.delete(`${tenantId}\u0000${key}`);
+  /** The latest published version of the key, or undefined. */
+  latest(tenantId: string, key: string): Promise<DefinitionVersion | undefined> {
+    return this.store.latestPublished(tenantId, key);
   }
 
   /** The compiled version; a store read only on a cache miss. Throws when there is no such version. */

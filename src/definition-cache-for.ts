@@ -1,0 +1,54 @@
+/**
+ * The definition cache a node opens (composition root): the payload provider
+ * WF_DEFINITION_CACHE names, the consistency mode, the read/write path over
+ * the store's ledger, and the cached store every engine part reads
+ * definitions through.
+ */
+import type { Redis } from "ioredis";
+import { openCacheProvider } from "./adapters/definition-cache/open-cache-provider.ts";
+import { openConsistency } from "./adapters/definition-cache/open-consistency.ts";
+import type { Database } from "./adapters/store/open-database.ts";
+import type { TaskflowConfig } from "./config/config.ts";
+import type { Coordination } from "./engine/coordination/coordination.ts";
+import { CacheManager } from "./engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import { CachedDefinitionStore } from "./engine/definition-cache/cached-definition-store.ts";
+import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
+
+export interface DefinitionCacheParts {
+  readonly manager: CacheManager;
+  readonly store: CachedDefinitionStore;
+}
+
+export interface DefinitionCacheWiring {
+  /** A connection the host owns for the Redis provider; never closed by TaskFlow. */
+  readonly redis?: Redis | undefined;
+  readonly log: CacheWarnLog;
+}
+
+export function definitionCacheFor(
+  config: TaskflowConfig,
+  database: Pick<Database, "cacheLedger" | "definitions" | "backend" | "coordinationContext">,
+  coordination: Pick<Coordination, "locks">,
+  wiring: DefinitionCacheWiring,
+): DefinitionCacheParts {
+  const provider = openCacheProvider(config, { redis: wiring.redis, log: wiring.log });
+  const consistency = openConsistency(config, database, {
+    redis: wiring.redis,
+    log: wiring.log,
+  });
+  const manager = new CacheManager({
+    provider,
+    ledger: database.cacheLedger,
+    consistency,
+    enabled: config.definitionCacheEnabled,
+    prefix: config.definitionCachePrefix,
+    owner: ledgerOwner(),
+    log: wiring.log,
+  });
+  const store = new CachedDefinitionStore(database.definitions, manager, {
+    locks: coordination.locks,
+    waitMs: config.definitionLockTimeout,
+  });
+  return { manager, store };
+}
