@@ -4,13 +4,14 @@
  * test:unit` and `npm run test:db`; options pass through, e.g.
  * `npm run test:db -- --test-name-pattern=sqlite`.
  *
- * - db: `node --test`, each file in its own process, in two groups. First the
- *   parallel group, TF_TEST_CONCURRENCY files at a time (default 3): most db
- *   files wait on databases and child processes, not the CPU, and each
+ * - db: `node --test`, each file in its own process, in three groups. First
+ *   the parallel group, TF_TEST_CONCURRENCY files at a time (default 3): most
+ *   db files wait on databases and child processes, not the CPU, and each
  *   isolates itself (random database, key prefix and port). Then the files of
- *   DB_EXCLUSIVE, one at a time, on a machine no other test file loads. The
- *   second group runs even when the first failed, so one run shows every
- *   failure; the exit code is non-zero when either did.
+ *   DB_PAIRED two at a time (crash and load suites with loose bounds), then
+ *   those of DB_EXCLUSIVE one at a time, on a machine no other test file
+ *   loads. Every group runs even when an earlier one failed, so one run shows
+ *   every failure; the exit code is non-zero when any did.
  * - unit: every file loaded into one process, its tests run one after another.
  *   Starting node and tsx once instead of once per file is most of the speed-up
  *   (about 25 s instead of 95 s on a busy 2-core machine); unit tests hold no
@@ -19,7 +20,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { dbExclusiveFiles, dbParallelFiles, testFiles } from "./test-sets.ts";
+import { dbExclusiveFiles, dbPairedFiles, dbParallelFiles, testFiles } from "./test-sets.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const [set, ...options] = process.argv.slice(2);
@@ -71,11 +72,12 @@ async function runGroup(name: string, files: string[], atOnce: number): Promise<
 }
 
 async function runDb(): Promise<number> {
-  const parallel = dbParallelFiles(root);
-  const exclusive = dbExclusiveFiles(root);
-  const first = await runGroup("parallel group", parallel, concurrency());
-  const second = await runGroup("exclusive group", exclusive, 1);
-  return first !== 0 ? first : second;
+  const codes = [
+    await runGroup("parallel group", dbParallelFiles(root), concurrency()),
+    await runGroup("paired group", dbPairedFiles(root), 2),
+    await runGroup("exclusive group", dbExclusiveFiles(root), 1),
+  ];
+  return codes.find((c) => c !== 0) ?? 0;
 }
 
 if (set === "unit" || set === "db") {

@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import {
   allTestFiles,
   DB_EXCLUSIVE,
+  DB_PAIRED,
   dbExclusiveFiles,
+  dbPairedFiles,
   dbParallelFiles,
   testFiles,
 } from "../test-sets.ts";
@@ -39,28 +41,28 @@ test("every test file under test/ is in exactly one of the unit and db sets", ()
   assert.ok(db.every((f) => !f.startsWith("test/unit/")));
 });
 
-test("every file of the exclusive db group exists, is a db file and is listed once", () => {
+test("every file of the paired and exclusive db groups exists, is a db file and is listed once", () => {
   const db = testFiles("db", root);
-  // A renamed or deleted file would otherwise silently drop out of the group and run in parallel.
+  const listed = [...DB_EXCLUSIVE, ...DB_PAIRED];
+  // A renamed or deleted file would otherwise silently drop out of its group and run in parallel.
   assert.deepEqual(
-    DB_EXCLUSIVE.filter((f) => !db.includes(f)),
+    listed.filter((f) => !db.includes(f)),
     [],
-    "listed in DB_EXCLUSIVE but not a db test file on disk",
+    "listed in DB_EXCLUSIVE or DB_PAIRED but not a db test file on disk",
   );
-  assert.equal(new Set(DB_EXCLUSIVE).size, DB_EXCLUSIVE.length, "a file is listed twice");
+  assert.equal(new Set(listed).size, listed.length, "a file is listed twice");
 });
 
-test("the db set is the parallel group plus the exclusive group, each file in one", () => {
+test("the db set is the parallel, paired and exclusive groups, each file in one", () => {
   const parallel = dbParallelFiles(root);
+  const paired = dbPairedFiles(root);
   const exclusive = dbExclusiveFiles(root);
-  assert.ok(parallel.length > 0 && exclusive.length > 0, "both groups have files");
-  assert.deepEqual([...parallel, ...exclusive].sort(), testFiles("db", root));
-  assert.deepEqual(
-    parallel.filter((f) => exclusive.includes(f)),
-    [],
-    "no file is in both groups",
-  );
+  assert.ok(parallel.length > 0 && paired.length > 0 && exclusive.length > 0, "all have files");
+  assert.deepEqual([...parallel, ...paired, ...exclusive].sort(), testFiles("db", root));
+  const all = [...parallel, ...paired, ...exclusive];
+  assert.equal(new Set(all).size, all.length, "no file is in two groups");
   assert.deepEqual([...exclusive].sort(), [...DB_EXCLUSIVE].sort());
+  assert.deepEqual([...paired].sort(), [...DB_PAIRED].sort());
 });
 
 test("npm test runs lint, format check, typecheck, then both sets", () => {
