@@ -23,6 +23,7 @@ import { definitionCacheFor } from "./definition-cache-for.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
+import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -72,6 +73,8 @@ export async function createTaskflow(
   config: TaskflowConfig,
   options: TaskflowOptions = {},
 ): Promise<Taskflow> {
+  // Before anything is opened: a contradiction between the host and the config is a start error.
+  assertHostConnections(config, options);
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
