@@ -4,26 +4,65 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 
 export async function startOwnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--daemonize",
-      "no",
-    ],
-    { stdio: "ignore" },
+  return answering(
+    port,
+    spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "no",
+      ],
+      { stdio: "ignore" },
+    ),
   );
+}
+
+/**
+ * A Sentinel of the test's own on `port`, watching the master at `masterPort`
+ * under `name` (quorum 1). Its config file lives in a temporary directory:
+ * a Sentinel rewrites it as it learns.
+ */
+export async function startOwnSentinel(
+  port: number,
+  name: string,
+  masterPort: number,
+): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "tf-sentinel-"));
+  const conf = join(dir, "sentinel.conf");
+  await writeFile(
+    conf,
+    `port ${port}\nbind 127.0.0.1\nsentinel monitor ${name} 127.0.0.1 ${masterPort} 1\n`,
+  );
+  const child = await answering(
+    port,
+    spawn("redis-server", [conf, "--sentinel"], { stdio: "ignore" }),
+  );
+  return {
+    child,
+    async stop() {
+      await stopOwnRedis(child);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves with `child` once something answers PING on `port` (within 5 s). */
+async function answering(port: number, child: ChildProcess): Promise<ChildProcess> {
   const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0 });
   probe.on("error", () => undefined); // refused while the server starts: retried below
   try {
