@@ -31,6 +31,19 @@ function idleConnection(): Redis {
   return new Redis({ lazyConnect: true, port: 1 });
 }
 
+void describe("an unknown choice", () => {
+  void it("fails at load naming the layer and the key, from code and beside other problems", () => {
+    const message = configError(() =>
+      load({
+        env: { WF_DEFINITION_CACHE_CONSISTENCY: "eventual" },
+        overrides: { definitionCache: "memcached" },
+      }),
+    );
+    assert.match(message, /code overrides definitionCache: "memcached" is not a cache provider/);
+    assert.match(message, /environment WF_DEFINITION_CACHE_CONSISTENCY: "eventual" is not a/);
+  });
+});
+
 void describe("which layer set a setting", () => {
   void it("is known for every key of a loaded config, and lost on a config built in code", () => {
     const c = load({
