@@ -44,6 +44,35 @@ void describe("an unknown choice", () => {
   });
 });
 
+void describe("coordination and the cache on one Redis", () => {
+  const both = {
+    WF_COORDINATION: "redis",
+    WF_DEFINITION_CACHE: "redis",
+    REDIS_URL: "redis://r:6379",
+  };
+
+  void it("refuse a coordination prefix inside the cache's, naming both", () => {
+    assert.match(
+      configError(() => load({ env: { ...both, WF_DEFINITION_CACHE_PREFIX: "taskflow:" } })),
+      /WF_KEY_PREFIX "taskflow:" starts with WF_DEFINITION_CACHE_PREFIX "taskflow:"/,
+    );
+    assert.match(
+      configError(() =>
+        load({ env: { ...both, WF_KEY_PREFIX: "app:coord:", WF_DEFINITION_CACHE_PREFIX: "app:" } }),
+      ),
+      /WF_KEY_PREFIX "app:coord:" starts with WF_DEFINITION_CACHE_PREFIX "app:"/,
+    );
+  });
+
+  void it("accept the defaults, apart prefixes, and the cache alone on Redis", () => {
+    assert.equal(load({ env: both }).definitionCachePrefix, "taskflow:defs:");
+    load({ env: { ...both, WF_KEY_PREFIX: "app:", WF_DEFINITION_CACHE_PREFIX: "app-defs:" } });
+    load({
+      env: { ...both, WF_COORDINATION: "sql", WF_DEFINITION_CACHE_PREFIX: "taskflow:" },
+    });
+  });
+});
+
 void describe("which layer set a setting", () => {
   void it("is known for every key of a loaded config, and lost on a config built in code", () => {
     const c = load({
