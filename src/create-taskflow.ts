@@ -34,9 +34,15 @@ import { buildServer } from "./server/build-server.ts";
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
   logger?: Logger | undefined;
-  /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
+  /**
+   * An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it.
+   * Handed in while WF_COORDINATION is not redis: createTaskflow rejects with a ConfigError.
+   */
   redis?: Redis | undefined;
-  /** An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it. */
+  /**
+   * An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it.
+   * Handed in while the provider is memory (set or by default): createTaskflow rejects with a ConfigError.
+   */
   definitionCacheRedis?: Redis | undefined;
   /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
