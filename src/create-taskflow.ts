@@ -23,6 +23,7 @@ import { definitionCacheFor } from "./definition-cache-for.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
+import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
@@ -33,9 +34,15 @@ import { buildServer } from "./server/build-server.ts";
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
   logger?: Logger | undefined;
-  /** An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it. */
+  /**
+   * An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it.
+   * Handed in while WF_COORDINATION is not redis: createTaskflow rejects with a ConfigError.
+   */
   redis?: Redis | undefined;
-  /** An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it. */
+  /**
+   * An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it.
+   * Handed in while the provider is memory (set or by default): createTaskflow rejects with a ConfigError.
+   */
   definitionCacheRedis?: Redis | undefined;
   /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
@@ -72,6 +79,8 @@ export async function createTaskflow(
   config: TaskflowConfig,
   options: TaskflowOptions = {},
 ): Promise<Taskflow> {
+  // Before anything is opened: a contradiction between the host and the config is a start error.
+  assertHostConnections(config, options);
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });

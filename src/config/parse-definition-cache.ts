@@ -82,6 +82,9 @@ export function assertDefinitionCacheSettings(
     | "definitionCacheAbsolute"
     | "redisUrl"
     | "redisSentinels"
+    | "coordination"
+    | "keyPrefix"
+    | "definitionCachePrefix"
   >,
 ): void {
   const issues: string[] = [];
@@ -91,6 +94,21 @@ export function assertDefinitionCacheSettings(
     issues.push(
       "WF_DEFINITION_CACHE is redis but neither REDIS_URL nor REDIS_SENTINELS is set: " +
         "set one, or choose WF_DEFINITION_CACHE=memory",
+    );
+  }
+  // Both on the one Redis REDIS_URL names: a coordination key that starts with the
+  // cache's prefix sits among payloads, where deleting the cache's keys (a flush
+  // by prefix) would take locks and counters with it.
+  if (
+    c.definitionCache === "redis" &&
+    c.coordination === "redis" &&
+    c.keyPrefix.startsWith(c.definitionCachePrefix)
+  ) {
+    issues.push(
+      `WF_KEY_PREFIX ${JSON.stringify(c.keyPrefix)} starts with WF_DEFINITION_CACHE_PREFIX ` +
+        `${JSON.stringify(c.definitionCachePrefix)} while coordination and the definition cache ` +
+        "share one Redis: locks would sit among cached payloads; give the cache a prefix of its " +
+        "own (e.g. the default taskflow:defs:)",
     );
   }
   if (c.definitionCacheSliding === 0 && c.definitionCacheAbsolute === 0) {

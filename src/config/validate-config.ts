@@ -1,4 +1,5 @@
 import { ConfigError, InvalidValue } from "./config-error.ts";
+import { recordSources } from "./config-sources.ts";
 import { isDevelopment, type ConfigKey, type TaskflowConfig } from "./config.ts";
 import type { Layer, Setting } from "./layers.ts";
 import { DEVELOPMENT_HOST } from "./defaults.ts";
@@ -103,7 +104,9 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   assertCoordinationSettings(config);
   assertDefinitionCacheSettings(config);
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
-  return deepFreeze(withDevelopmentHost(config, merged));
+  const frozen = deepFreeze(withDevelopmentHost(config, merged));
+  recordSources(frozen, merged);
+  return frozen;
 }
 
 /**

@@ -7,8 +7,6 @@
  * margins of at least 300 ms either side of each boundary.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -26,6 +24,7 @@ import {
   warningsOf,
   type TestCacheProvider,
 } from "./support/cache-providers.ts";
+import { startOwnRedis, stopOwnRedis } from "./support/own-redis.ts";
 
 for (const name of cacheProviderNames) {
   const options = await coordinationTestOptions(name);
@@ -173,51 +172,6 @@ for (const name of cacheProviderNames) {
   });
 }
 
-/** A redis-server of this test's own, on a free port, so stopping it touches nobody else's. */
-async function startOwnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--daemonize",
-      "no",
-    ],
-    { stdio: "ignore" },
-  );
-  const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0 });
-  probe.on("error", () => undefined); // refused while the server starts: retried below
-  try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        await probe.connect();
-        await probe.ping();
-        return child;
-      } catch {
-        probe.disconnect();
-        await sleep(50);
-      }
-    }
-  } finally {
-    probe.disconnect();
-  }
-  child.kill("SIGKILL");
-  throw new Error(`redis-server on port ${port} did not answer within 5 s`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGKILL");
-  await exited;
-}
-
 void describe("cache provider: redis only", await coordinationTestOptions("redis"), () => {
   // Memory has no stored layout and no server-side expiry to inspect.
   void it("an entry is a hash { payload, slide, deadline } whose PTTL is min(slide, deadline)", async () => {
@@ -275,7 +229,7 @@ void describe("cache provider: redis only", await coordinationTestOptions("redis
       await p.set("k", { v: 1 });
       assert.deepEqual(await p.get("k"), { hit: true, value: { v: 1 } });
 
-      await stop(server);
+      await stopOwnRedis(server);
       const burst = () =>
         Promise.allSettled(
           Array.from({ length: 50 }, (_, i) => [
@@ -319,7 +273,7 @@ void describe("cache provider: redis only", await coordinationTestOptions("redis
       assert.deepEqual(await p.get("k"), { hit: true, value: { v: 2 } });
     } finally {
       await p.close();
-      await stop(server);
+      await stopOwnRedis(server);
     }
   });
 });
