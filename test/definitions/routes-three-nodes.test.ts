@@ -150,29 +150,35 @@ async function startNodes(url: string): Promise<ServerProcess[]> {
     // Load shedding is not under test; a loaded machine must not shed these requests.
     WF_MAX_EVENT_LOOP_DELAY: "0",
   };
-  // The first applies the migrations; the other two start side by side.
-  const first = await startServer(env);
-  try {
-    const rest = await Promise.all([startServer(env), startServer(env)]);
-    return [first, ...rest];
-  } catch (e) {
-    await first.stop();
-    throw e;
-  }
+  // All three at once, as in a rolling start: the migration lock lets one migrate.
+  const started = await Promise.allSettled([startServer(env), startServer(env), startServer(env)]);
+  const nodes = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed === undefined) return nodes;
+  await Promise.all(nodes.map((n) => n.stop()));
+  throw failed.reason;
 }
 
+/** The best of five rebuilds (a snapshot and its compile), after one that opens the connection. */
 async function measureRebuild(t: TestContext, url: string): Promise<void> {
   const database = openDatabase(url);
   try {
-    const started = performance.now();
-    const heads = await database.definitions.triggerHeads();
-    const read = performance.now();
-    const table = new RouteTable(compileTenants(heads));
-    const compiled = performance.now();
-    assert.equal(table.size, OLD_ROUTES + PUBLISHES * TRIGGERS);
+    await database.definitions.triggerHeads();
+    let best = { read: Infinity, compile: Infinity, size: 0 };
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const heads = await database.definitions.triggerHeads();
+      const read = performance.now();
+      const table = new RouteTable(compileTenants(heads));
+      const compile = performance.now() - read;
+      if (read - started + compile < best.read + best.compile) {
+        best = { read: read - started, compile, size: table.size };
+      }
+    }
+    assert.equal(best.size, OLD_ROUTES + PUBLISHES * TRIGGERS);
     t.diagnostic(
-      `rebuild of ${table.size} routes: snapshot ${(read - started).toFixed(1)} ms, ` +
-        `compile ${(compiled - read).toFixed(1)} ms`,
+      `rebuild of ${best.size} routes: snapshot ${best.read.toFixed(1)} ms, ` +
+        `compile ${best.compile.toFixed(1)} ms`,
     );
   } finally {
     await database.close();
