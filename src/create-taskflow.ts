@@ -138,7 +138,7 @@ export async function createTaskflow(
     await server.ready();
     await durable.start();
   } catch (e) {
-    triggerRoutes.stop();
+    await triggerRoutes.stop();
     await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await cache.manager.close().catch(() => undefined);
@@ -184,7 +184,7 @@ function assemble(parts: Parts): Taskflow {
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
-      triggerRoutes.stop();
+      await triggerRoutes.stop();
       await server.close();
       await durable.stop();
     } finally {

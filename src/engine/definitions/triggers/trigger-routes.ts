@@ -82,7 +82,7 @@ export class TriggerRoutes {
   /** Raised by every refresh(): a refresh needs a table whose snapshot began after it. */
   private wanted = 0;
   private follower: ReturnType<typeof setInterval> | undefined;
-  private polling = false;
+  private polling: Promise<void> | undefined;
   private followFailing = false;
   private readonly consistency: Pick<CacheConsistency, "state"> | undefined;
   private readonly cache: RouteLookupCache | undefined;
@@ -172,19 +172,21 @@ export class TriggerRoutes {
    */
   follow(intervalMs = DEFAULT_FOLLOW_MS): void {
     if (this.follower !== undefined || this.consistency === undefined) return;
-    this.follower = setInterval(() => void this.poll(), intervalMs);
+    this.follower = setInterval(() => {
+      // One poll at a time: a slow ledger never piles polls up.
+      this.polling ??= this.poll().finally(() => (this.polling = undefined));
+    }, intervalMs);
     this.follower.unref();
   }
 
-  /** Stops the follower; a poll in flight finishes on its own. */
-  stop(): void {
+  /** Stops the follower and waits for a poll in flight (before the store closes under it). */
+  async stop(): Promise<void> {
     if (this.follower !== undefined) clearInterval(this.follower);
     this.follower = undefined;
+    await this.polling;
   }
 
   private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
     try {
       const state = await this.consistency!.state("routes");
       if (!state.fenced && !isAtLeast(this.built, state.revision)) await this.atLeast(state, true);
@@ -192,8 +194,6 @@ export class TriggerRoutes {
     } catch (e) {
       if (!this.followFailing) this.onError(null, asError(e));
       this.followFailing = true;
-    } finally {
-      this.polling = false;
     }
   }
 

@@ -217,7 +217,7 @@ void describe("TriggerRoutes following the routes revision", () => {
     for (let i = 0; i < 100 && routes.revision !== 2; i++) await sleep(5);
     assert.equal(routes.revision, 2);
     assert.equal(routes.match("t", "POST", ["y"]).kind, "match");
-    routes.stop();
+    await routes.stop();
     const asked = ledger.asked;
     await sleep(50);
     assert.equal(ledger.asked, asked, "no poll after stop()");
