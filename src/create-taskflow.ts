@@ -21,7 +21,8 @@ import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
 import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
 import { definitionCacheFor } from "./definition-cache-for.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
-import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
+import type { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
+import { triggerRoutesFor } from "./trigger-routes-for.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
@@ -62,6 +63,8 @@ export interface Taskflow {
   readonly definitionRuns: DefinitionRuns;
   /** The definition cache's read and write path (its stats tell hits, misses and bypasses). */
   readonly definitionCache: CacheManager;
+  /** This node's trigger route table, following the routes revision (its stats count rebuilds). */
+  readonly triggerRoutes: TriggerRoutes;
   /** The in-process worker executing runs (when workflows are registered). */
   readonly worker: Worker | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
@@ -108,10 +111,10 @@ export async function createTaskflow(
   );
   const definitions = new DefinitionVersions(definitionStore);
   // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
-  const triggerRoutes = new TriggerRoutes(definitionStore, (tenantId, e) =>
-    server?.log.warn({ tenantId, cause: e.message }, "trigger routes: refresh failed"),
+  const triggerRoutes = triggerRoutesFor(config, definitionStore, cache.manager, (tenantId, e) =>
+    server?.log.warn({ tenantId, cause: e.message }, "trigger routes: rebuild failed"),
   );
-  definitions.onHeadsChanged((tenantId) => triggerRoutes.refreshTenant(tenantId));
+  definitions.onHeadsChanged((tenantId) => triggerRoutes.refresh(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   // A definition's userTask checks its completion's action and form first.
@@ -138,11 +141,13 @@ export async function createTaskflow(
     await database.migrate();
     await cache.manager.consistency.start();
     await triggerRoutes.rebuild();
+    triggerRoutes.follow();
     // WF_API_KEYS may be empty outside development when a live key is stored.
     await requireKeysAtStart(config, coordination);
     await server.ready();
     await durable.start();
   } catch (e) {
+    await triggerRoutes.stop();
     await durable.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await cache.manager.close().catch(() => undefined);
@@ -164,6 +169,7 @@ export async function createTaskflow(
     definitions,
     jobs,
     cache: cache.manager,
+    triggerRoutes,
   });
 }
 
@@ -177,14 +183,17 @@ interface Parts {
   definitions: DefinitionVersions;
   jobs: SingletonJobs;
   cache: CacheManager;
+  triggerRoutes: TriggerRoutes;
 }
 
 function assemble(parts: Parts): Taskflow {
   const { config, engine, database, server, durable, coordination, definitions, jobs, cache } =
     parts;
+  const { triggerRoutes } = parts;
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
+      await triggerRoutes.stop();
       await server.close();
       await durable.stop();
     } finally {
@@ -202,6 +211,7 @@ function assemble(parts: Parts): Taskflow {
     runs: durable.runs,
     definitions,
     definitionCache: cache,
+    triggerRoutes,
     definitionRuns: durable.definitionRuns,
     worker: durable.worker,
     coordination,

@@ -85,7 +85,8 @@ async function answer(req: HookRequest, reply: FastifyReply, options: HookRouteO
   const path = hookPath(req.url);
   const segments = requestSegments(path);
   if (segments === null) throw validation("the hook path is not valid percent-encoding");
-  const found = options.routes.match(ctx.tenantId, req.method, segments);
+  // The table is brought up to the routes revision first: another node's publish answers here.
+  const found = await options.routes.lookup(ctx.tenantId, req.method, path, segments);
   if (found.kind === "none") {
     return sendProblem(reply, problem("NotFound", `no trigger for ${shown(req.method, path)}`));
   }

@@ -2,84 +2,269 @@
  * This node's trigger routes: the current RouteTable, replaced whole — a
  * lookup reads one reference and never sees a table being built.
  *
- * - `rebuild()` reads every tenant's heads from the store and swaps in a new
- *   table: at start, and the seam for following other nodes' publishes (a
- *   node that sees the store's tenant revisions move calls it, or
- *   `refreshTenant` for the tenants that moved).
- * - `refreshTenant()` re-reads one tenant after a publish or retract on this
- *   node (DefinitionVersions.onHeadsChanged) and swaps in a copy of the table
- *   with that tenant's trie replaced.
+ * The table follows the routes revision of the cache ledger
+ * (docs/definition-cache.md, Route tables), so a publish or retraction made
+ * through ANY node reaches this node's table:
  *
- * Reads may finish out of order; each carries a ticket taken before it reads,
- * and a tenant's trie is only replaced by a read that started after the one
- * that built it — a slow, older read never undoes a newer one.
+ * - `lookup()` (every hook request) asks the consistency for the routes state
+ *   first (strict: one small query; bounded: memory). Fenced: the current
+ *   table answers and nothing is recorded. Unfenced with another revision
+ *   than the table's: the whole table is rebuilt aside from one snapshot
+ *   (`triggerHeads()`, which always reads the store) and swapped in, and the
+ *   request waits for it — a request that starts after a publish returned
+ *   sees the publish's routes. Meanwhile other requests keep reading the old
+ *   table, which still serves every old route.
+ * - one rebuild at a time on this node (single flight): concurrent requests
+ *   that see the same new revision wait for one rebuild, not one each.
+ * - `refresh()` — after a publish or retraction through this node, awaited
+ *   before it answers (DefinitionVersions.onHeadsChanged) — rebuilds from a
+ *   snapshot read after the change committed, fenced or not.
+ * - a follower (`follow()`) polls the state so an idle node catches up
+ *   without waiting for a request.
+ *
+ * Builds never overlap, so a slower, older read can never replace a newer
+ * table: each build starts after the previous one swapped its table in.
  */
+import type { CacheConsistency } from "../../definition-cache/cache-consistency.ts";
+import type { LedgerState } from "../../definition-cache/cache-ledger.ts";
 import type { DefinitionVersionStore } from "../definition-version-store.ts";
-import { compileTenant, compileTenants } from "./compile-route-table.ts";
+import { compileTenants } from "./compile-route-table.ts";
+import type { RouteLookupCache } from "./route-lookup-cache.ts";
 import { RouteTable, type RouteMatch } from "./route-table.ts";
-import type { RouteTrie } from "./route-trie.ts";
-import type { RouteTarget } from "./route-table.ts";
 
-export type RouteSource = Pick<DefinitionVersionStore, "publishedHeads" | "triggerHeads">;
+export type RouteSource = Pick<DefinitionVersionStore, "triggerHeads">;
 
-/** Where a failed refresh is reported (the table keeps its previous routes). */
+/** Where a failed rebuild is reported (the table keeps its previous routes). */
 export type RefreshFailed = (tenantId: string | null, error: Error) => void;
 
+/** An idle node catches up with other nodes' publishes within this (plus one rebuild). */
+export const DEFAULT_FOLLOW_MS = 500;
+
+export interface TriggerRoutesOptions {
+  /**
+   * Where the routes revision comes from. Without it the table changes only
+   * with rebuild() and refresh() (tools and tests that build one table).
+   */
+  readonly consistency?: Pick<CacheConsistency, "state"> | undefined;
+  /** The lookup cache; none: every lookup walks the table. */
+  readonly lookupCache?: RouteLookupCache | undefined;
+  readonly onError?: RefreshFailed | undefined;
+}
+
+/** Counted since start, for tests and the benchmark. */
+export interface TriggerRoutesStats {
+  /** Snapshots read and swapped in. */
+  rebuilds: number;
+  /**
+   * Lookups answered from the current table without a check: the state was
+   * fenced or could not be read (no rebuild, no cache, nothing recorded).
+   */
+  fenced: number;
+  lookupHits: number;
+  lookupMisses: number;
+}
+
+interface Built {
+  readonly table: RouteTable;
+  /**
+   * The routes revision read before the table's snapshot; null when none may
+   * be recorded (built while fenced, or without a ledger).
+   */
+  readonly revision: number | null;
+  /** `wanted` when its snapshot read began (see refresh()). */
+  readonly epoch: number;
+}
+
 export class TriggerRoutes {
-  private current = RouteTable.empty();
-  private tickets = 0;
-  /** The ticket of the read each tenant's trie (or its absence) comes from. */
-  private readonly builtBy = new Map<string, number>();
-  /** The ticket of the last whole rebuild applied. */
-  private rebuiltBy = 0;
+  readonly stats: TriggerRoutesStats = { rebuilds: 0, fenced: 0, lookupHits: 0, lookupMisses: 0 };
+  private built: Built = { table: RouteTable.empty(), revision: null, epoch: 0 };
+  private running: Promise<void> | undefined;
+  /** Raised by every refresh(): a refresh needs a table whose snapshot began after it. */
+  private wanted = 0;
+  private follower: ReturnType<typeof setInterval> | undefined;
+  private polling: Promise<void> | undefined;
+  private followFailing = false;
+  private readonly consistency: Pick<CacheConsistency, "state"> | undefined;
+  private readonly cache: RouteLookupCache | undefined;
+  private readonly onError: RefreshFailed;
 
   constructor(
     private readonly source: RouteSource,
-    private readonly onError: RefreshFailed = () => undefined,
-  ) {}
+    options: TriggerRoutesOptions = {},
+  ) {
+    this.consistency = options.consistency;
+    this.cache = options.lookupCache;
+    this.onError = options.onError ?? (() => undefined);
+  }
 
   get table(): RouteTable {
-    return this.current;
+    return this.built.table;
   }
 
+  /** The routes revision the current table was built at; null when none is recorded. */
+  get revision(): number | null {
+    return this.built.revision;
+  }
+
+  /** The current table as it is, without asking the ledger (tools, tests). */
   match(tenantId: string, method: string, segments: readonly string[]): RouteMatch {
-    return this.current.match(tenantId, method, segments);
+    return this.built.table.match(tenantId, method, segments);
   }
 
-  /** Reads every tenant's heads and replaces the whole table. Throws when the store does. */
+  /**
+   * A hook request's lookup: the table brought up to the routes revision
+   * first (see the header). `path` is the raw path (the cache key),
+   * `segments` its decoded segments (what the table matches).
+   */
+  async lookup(
+    tenantId: string,
+    method: string,
+    path: string,
+    segments: readonly string[],
+  ): Promise<RouteMatch> {
+    const state = await this.routesState().catch(() => UNREADABLE);
+    if (state === null || state.fenced) {
+      // A fenced state is never recorded: the current table answers, the cache is bypassed.
+      // So does an unreadable ledger: the old routes keep answering, and the run's start
+      // that follows reports the store if it is down.
+      this.stats.fenced++;
+      return this.built.table.match(tenantId, method, segments);
+    }
+    const built = await this.atLeast(state);
+    if (this.cache === undefined || built.revision !== state.revision) {
+      return built.table.match(tenantId, method, segments);
+    }
+    const key = { revision: state.revision, tenantId, method, path };
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      this.stats.lookupHits++;
+      return cached;
+    }
+    this.stats.lookupMisses++;
+    const found = built.table.match(tenantId, method, segments);
+    this.cache.set(key, found);
+    return found;
+  }
+
+  /** Reads every tenant's heads and replaces the whole table (at start). Throws when the store does. */
   async rebuild(): Promise<void> {
-    const ticket = ++this.tickets;
-    const tenants = compileTenants(await this.source.triggerHeads());
-    if (ticket < this.rebuiltBy) return;
-    const next = new Map<string, RouteTrie<RouteTarget>>();
-    // A tenant refreshed by a read newer than this one keeps that read's trie.
-    for (const [tenantId, trie] of this.current.entries()) {
-      if ((this.builtBy.get(tenantId) ?? 0) > ticket) next.set(tenantId, trie);
-    }
-    for (const [tenantId, trie] of tenants) {
-      if ((this.builtBy.get(tenantId) ?? 0) > ticket) continue;
-      next.set(tenantId, trie);
-    }
-    for (const [tenantId, t] of this.builtBy) if (t <= ticket) this.builtBy.delete(tenantId);
-    this.rebuiltBy = ticket;
-    this.current = new RouteTable(next);
+    await this.fresh();
   }
 
-  /** Re-reads one tenant; a failure is reported, never thrown (the publish has committed). */
-  async refreshTenant(tenantId: string): Promise<void> {
-    const ticket = ++this.tickets;
-    let trie: RouteTrie<RouteTarget>;
+  /**
+   * After a publish or retraction through this node, awaited before it
+   * answers: a table whose snapshot was read after the change committed, so
+   * its routes answer here at once. A failure is reported, never thrown (the
+   * change has committed); the follower and the next request catch up.
+   */
+  async refresh(tenantId: string | null = null): Promise<void> {
     try {
-      trie = compileTenant(await this.source.publishedHeads(tenantId));
+      await this.fresh();
     } catch (e) {
-      this.onError(tenantId, e instanceof Error ? e : new Error(String(e)));
-      return;
+      this.onError(tenantId, asError(e));
     }
-    if (ticket < Math.max(this.builtBy.get(tenantId) ?? 0, this.rebuiltBy)) return;
-    const next = new Map(this.current.entries());
-    if (trie.size > 0) next.set(tenantId, trie);
-    else next.delete(tenantId);
-    this.builtBy.set(tenantId, ticket);
-    this.current = new RouteTable(next);
+  }
+
+  /**
+   * Polls the routes state every `intervalMs` (unref'd: it never keeps the
+   * process alive) and rebuilds when another node moved it. Failures are
+   * reported once per outage, not once per poll.
+   */
+  follow(intervalMs = DEFAULT_FOLLOW_MS): void {
+    if (this.follower !== undefined || this.consistency === undefined) return;
+    this.follower = setInterval(() => {
+      // One poll at a time: a slow ledger never piles polls up.
+      this.polling ??= this.poll().finally(() => (this.polling = undefined));
+    }, intervalMs);
+    this.follower.unref();
+  }
+
+  /** Stops the follower and waits for a poll in flight (before the store closes under it). */
+  async stop(): Promise<void> {
+    if (this.follower !== undefined) clearInterval(this.follower);
+    this.follower = undefined;
+    await this.polling;
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const state = await this.consistency!.state("routes");
+      if (!state.fenced && !isAtLeast(this.built, state.revision)) await this.atLeast(state, true);
+      this.followFailing = false;
+    } catch (e) {
+      if (!this.followFailing) this.onError(null, asError(e));
+      this.followFailing = true;
+    }
+  }
+
+  /**
+   * The table at `state.revision` or newer. At most two rounds: the first may
+   * join a rebuild that began before `state` was read (its snapshot may miss
+   * the change this request knows of), the second then starts — or joins — one
+   * that began after. A fence seen by that second rebuild leaves the current
+   * table in place. A request-path failure serves the current table: the old
+   * routes still answer, and the start that follows reports the store.
+   */
+  private async atLeast(state: LedgerState, rethrow = false): Promise<Built> {
+    for (let round = 0; round < 2 && !isAtLeast(this.built, state.revision); round++) {
+      try {
+        await this.once(false, round === 0 ? state : undefined);
+      } catch (e) {
+        if (rethrow) throw e;
+        this.onError(null, asError(e));
+        break;
+      }
+    }
+    return this.built;
+  }
+
+  /** A table whose snapshot began after this call, built even while fenced. */
+  private async fresh(): Promise<void> {
+    const wanted = ++this.wanted;
+    // Round 1 may join a build that began earlier, or one that skipped for a fence; round 2
+    // then starts a forced one (or joins one that began after `wanted`, as good).
+    for (let round = 0; round < 3 && this.built.epoch < wanted; round++) await this.once(true);
+  }
+
+  /** Joins the rebuild in flight, or starts one: one at a time on this node. */
+  private once(force: boolean, state?: LedgerState): Promise<void> {
+    this.running ??= this.build(force, state).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /**
+   * One snapshot, swapped in whole. `state`, when given, was read just before
+   * (a request's own read), saving a query; otherwise it is read here.
+   *
+   * The revision recorded is the one read BEFORE the snapshot: a change that
+   * commits while triggerHeads() reads may or may not be in the snapshot, but
+   * it moved the revision past the recorded one, so the next request (or poll)
+   * sees a difference and rebuilds again. Recording a revision read after the
+   * snapshot could label a table that lacks that change with the change's own
+   * revision, and nothing would ever rebuild it.
+   */
+  private async build(force: boolean, given?: LedgerState): Promise<void> {
+    const epoch = this.wanted;
+    const before = given ?? (await this.routesState());
+    if (!force && (before === null || before.fenced)) return;
+    const table = new RouteTable(compileTenants(await this.source.triggerHeads()));
+    const fenced = before === null || before.fenced;
+    this.built = { table, revision: fenced ? null : before.revision, epoch };
+    this.stats.rebuilds++;
+  }
+
+  /** The routes state; null without a ledger. Rejects when the ledger cannot be read. */
+  private routesState(): Promise<LedgerState | null> {
+    return this.consistency === undefined
+      ? Promise.resolve(null)
+      : this.consistency.state("routes");
   }
 }
+
+/** Treated as fenced: nothing is rebuilt or recorded on a state nobody could read. */
+const UNREADABLE: LedgerState = { revision: 0, fenced: true };
+
+const isAtLeast = (built: Built, revision: number) =>
+  built.revision !== null && built.revision >= revision;
+
+const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));

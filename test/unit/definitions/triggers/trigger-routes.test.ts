@@ -1,15 +1,23 @@
 /**
  * TriggerRoutes, the node's live table, over an in-memory source whose reads
- * a test finishes in any order: a slower, older read never undoes a newer
- * one; a rebuild and a tenant refresh in flight together keep the newer; a
- * failed refresh is reported and the table keeps its routes.
+ * a test finishes in any order and a routes state the test sets: a lookup
+ * rebuilds when the revision moved and waits for it; concurrent lookups share
+ * one rebuild; a rebuild that began before a request's state read is not
+ * enough for it; the revision recorded is the one read before the snapshot; a
+ * fence keeps the table and records nothing; the lookup cache remembers a
+ * none per revision; a failed rebuild is reported and the table keeps its
+ * routes; readers holding the old table keep a whole one; the follower
+ * catches up without a request.
  */
 import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
+import type { LedgerState } from "../../../../src/engine/definition-cache/cache-ledger.ts";
 import type {
   PublishedHead,
   TenantHead,
 } from "../../../../src/engine/definitions/definition-version-store.ts";
+import { RouteLookupCache } from "../../../../src/engine/definitions/triggers/route-lookup-cache.ts";
 import {
   TriggerRoutes,
   type RouteSource,
@@ -20,90 +28,198 @@ const head = (key: string, path: string, version = 1): PublishedHead => ({
   version,
   body: JSON.stringify({ key, triggers: [{ method: "POST", path }] }),
 });
+const at = (tenantId: string, h: PublishedHead): TenantHead => ({ tenantId, ...h });
 
 /** Each read waits until the test releases it with the heads it should see. */
 class ManualSource implements RouteSource {
   readonly pending: { release(heads: TenantHead[]): void; fail(e: Error): void }[] = [];
 
-  publishedHeads(tenantId: string): Promise<PublishedHead[]> {
-    return new Promise((resolve, reject) =>
-      this.pending.push({
-        release: (heads) => resolve(heads.filter((h) => h.tenantId === tenantId)),
-        fail: reject,
-      }),
-    );
-  }
-
   triggerHeads(): Promise<TenantHead[]> {
     return new Promise((resolve, reject) => this.pending.push({ release: resolve, fail: reject }));
   }
+
+  /** Resolves once `n` reads have been asked for. */
+  async reads(n: number): Promise<void> {
+    while (this.pending.length < n) await sleep(1);
+  }
 }
 
-const at = (tenantId: string, h: PublishedHead): TenantHead => ({ tenantId, ...h });
-const keyAt = (routes: TriggerRoutes, tenantId: string, segments: string[]) => {
-  const m = routes.match(tenantId, "POST", segments);
+/** The routes state as the test sets it; counts how often it is asked. */
+class SetState {
+  state: LedgerState = { revision: 1, fenced: false };
+  asked = 0;
+  state_(): Promise<LedgerState> {
+    this.asked++;
+    return Promise.resolve(this.state);
+  }
+  readonly port = { state: () => this.state_() };
+}
+
+function setUp(cache = false) {
+  const source = new ManualSource();
+  const ledger = new SetState();
+  const failures: string[] = [];
+  const routes = new TriggerRoutes(source, {
+    consistency: ledger.port,
+    lookupCache: cache ? new RouteLookupCache({ slidingMs: 60_000 }) : undefined,
+    onError: (t, e) => failures.push(`${t}: ${e.message}`),
+  });
+  return { source, ledger, routes, failures };
+}
+
+/** The table at start: route /x of key k in tenant t, at revision 1. */
+async function started(cache = false) {
+  const s = setUp(cache);
+  const built = s.routes.rebuild();
+  await s.source.reads(1);
+  s.source.pending[0]!.release([at("t", head("k", "/x"))]);
+  await built;
+  return s;
+}
+
+const lookup = async (routes: TriggerRoutes, path: string) => {
+  const m = await routes.lookup("t", "POST", path, path.split("/").filter(Boolean));
   return m.kind === "match" ? `${m.target.key}@${m.target.version}` : m.kind;
 };
 
-void describe("TriggerRoutes", () => {
-  void it("a refresh that started earlier and ends later does not undo a newer one", async () => {
-    const source = new ManualSource();
-    const routes = new TriggerRoutes(source);
-    const older = routes.refreshTenant("t");
-    const newer = routes.refreshTenant("t");
-    source.pending[1]!.release([at("t", head("k", "/new", 2))]);
-    await newer;
-    source.pending[0]!.release([at("t", head("k", "/old", 1))]);
-    await older;
-    assert.equal(keyAt(routes, "t", ["new"]), "k@2");
-    assert.equal(keyAt(routes, "t", ["old"]), "none");
+void describe("TriggerRoutes following the routes revision", () => {
+  void it("a moved revision: the lookup waits for one rebuild, shared by concurrent ones", async () => {
+    const { source, ledger, routes } = await started();
+    assert.equal(routes.revision, 1);
+    ledger.state = { revision: 2, fenced: false };
+    const lookups = Array.from({ length: 20 }, () => lookup(routes, "/y"));
+    await source.reads(2);
+    await sleep(5);
+    assert.equal(source.pending.length, 2, "one rebuild for twenty lookups");
+    source.pending[1]!.release([at("t", head("k", "/x")), at("t", head("j", "/y"))]);
+    assert.deepEqual(new Set(await Promise.all(lookups)), new Set(["j@1"]));
+    assert.equal(routes.revision, 2);
+    assert.equal(routes.stats.rebuilds, 2);
   });
 
-  void it("a rebuild keeps a tenant refreshed after it started; drops what it no longer has", async () => {
-    const source = new ManualSource();
-    const routes = new TriggerRoutes(source);
-    const first = routes.rebuild();
-    source.pending[0]!.release([at("a", head("k", "/a")), at("gone", head("k", "/g"))]);
-    await first;
-    assert.equal(keyAt(routes, "gone", ["g"]), "k@1");
-    const rebuild = routes.rebuild();
-    const refresh = routes.refreshTenant("a");
-    source.pending[2]!.release([at("a", head("k", "/a2", 2))]);
-    await refresh;
-    source.pending[1]!.release([at("a", head("k", "/a", 1))]);
-    await rebuild;
-    assert.equal(keyAt(routes, "a", ["a2"]), "k@2");
-    assert.equal(keyAt(routes, "a", ["a"]), "none");
-    assert.equal(keyAt(routes, "gone", ["g"]), "none");
+  void it("a rebuild that began before the request's read is joined, then one more runs", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 2, fenced: false };
+    const first = lookup(routes, "/x");
+    await source.reads(2);
+    // Revision 3 commits while the rebuild at 2 reads; this request read 3.
+    ledger.state = { revision: 3, fenced: false };
+    const second = lookup(routes, "/y");
+    await sleep(5);
+    source.pending[1]!.release([at("t", head("k", "/x"))]);
+    assert.equal(await first, "k@1");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("k", "/x")), at("t", head("j", "/y"))]);
+    assert.equal(await second, "j@1");
+    assert.equal(routes.revision, 3);
+  });
+
+  void it("records the revision read before the snapshot: a change during the read rebuilds again", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 2, fenced: false };
+    const during = lookup(routes, "/x");
+    await source.reads(2);
+    ledger.state = { revision: 3, fenced: false };
+    source.pending[1]!.release([at("t", head("k", "/x"))]);
+    await during;
+    assert.equal(routes.revision, 2, "not 3: the snapshot may lack revision 3's change");
+    const next = lookup(routes, "/x");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("k", "/x", 2))]);
+    assert.equal(await next, "k@2");
+    assert.equal(routes.revision, 3);
+  });
+
+  void it("a fence: the current table answers, nothing is read or recorded", async () => {
+    const { source, ledger, routes } = await started(true);
+    ledger.state = { revision: 5, fenced: true };
+    assert.equal(await lookup(routes, "/x"), "k@1");
+    assert.equal(await lookup(routes, "/y"), "none");
+    assert.equal(source.pending.length, 1, "no snapshot read while fenced");
+    assert.equal(routes.revision, 1);
+    assert.deepEqual([routes.stats.fenced, routes.stats.lookupMisses], [2, 0]);
+  });
+
+  void it("the lookup cache: a none is a hit at its revision, unreachable at the next", async () => {
+    const { source, ledger, routes } = await started(true);
+    assert.equal(await lookup(routes, "/y"), "none");
+    assert.equal(await lookup(routes, "/y"), "none");
+    assert.deepEqual([routes.stats.lookupMisses, routes.stats.lookupHits], [1, 1]);
+    ledger.state = { revision: 2, fenced: false };
+    const after = lookup(routes, "/y");
+    await source.reads(2);
+    source.pending[1]!.release([at("t", head("j", "/y"))]);
+    assert.equal(await after, "j@1");
+    assert.deepEqual([routes.stats.lookupMisses, routes.stats.lookupHits], [2, 1]);
+  });
+
+  void it("refresh() rebuilds even while fenced and records no revision", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 4, fenced: true };
+    const refreshed = routes.refresh("t");
+    await source.reads(2);
+    source.pending[1]!.release([at("t", head("j", "/y"))]);
+    await refreshed;
+    assert.equal(routes.revision, null);
+    assert.equal(await lookup(routes, "/y"), "j@1");
+    // Once the fence is gone, the next lookup rebuilds: a fenced snapshot is never definitive.
+    ledger.state = { revision: 5, fenced: false };
+    const next = lookup(routes, "/y");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("j", "/y"))]);
+    assert.equal(await next, "j@1");
+    assert.equal(routes.revision, 5);
+  });
+
+  void it("a refresh that joins an older rebuild runs its own after it", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 2, fenced: false };
+    const older = lookup(routes, "/y");
+    await source.reads(2);
+    const refreshed = routes.refresh("t");
+    source.pending[1]!.release([at("t", head("k", "/x"))]);
+    assert.equal(await older, "none");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("j", "/y"))]);
+    await refreshed;
+    assert.equal(routes.match("t", "POST", ["y"]).kind, "match");
   });
 
   void it("a failed refresh is reported; the table keeps its routes", async () => {
-    const source = new ManualSource();
-    const failures: string[] = [];
-    const routes = new TriggerRoutes(source, (t, e) => failures.push(`${t}: ${e.message}`));
-    const built = routes.rebuild();
-    source.pending[0]!.release([at("t", head("k", "/x"))]);
-    await built;
+    const { source, routes, failures } = await started();
     const before = routes.table;
-    const refresh = routes.refreshTenant("t");
+    const refresh = routes.refresh("t");
+    await source.reads(2);
     source.pending[1]!.fail(new Error("down"));
     await refresh;
     assert.deepEqual(failures, ["t: down"]);
     assert.equal(routes.table, before);
-    assert.equal(keyAt(routes, "t", ["x"]), "k@1");
+    assert.equal(await lookup(routes, "/x"), "k@1");
   });
 
   void it("readers holding the old table keep a whole one", async () => {
-    const source = new ManualSource();
-    const routes = new TriggerRoutes(source);
-    const built = routes.rebuild();
-    source.pending[0]!.release([at("t", head("k", "/x"))]);
-    await built;
+    const { source, routes } = await started();
     const held = routes.table;
-    const refresh = routes.refreshTenant("t");
+    const refresh = routes.refresh("t");
+    await source.reads(2);
     source.pending[1]!.release([]);
     await refresh;
     assert.equal(held.match("t", "POST", ["x"]).kind, "match");
     assert.equal(routes.match("t", "POST", ["x"]).kind, "none");
+  });
+
+  void it("the follower catches up without a request, and stops", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 2, fenced: false };
+    routes.follow(10);
+    await source.reads(2);
+    source.pending[1]!.release([at("t", head("j", "/y"))]);
+    for (let i = 0; i < 100 && routes.revision !== 2; i++) await sleep(5);
+    assert.equal(routes.revision, 2);
+    assert.equal(routes.match("t", "POST", ["y"]).kind, "match");
+    await routes.stop();
+    const asked = ledger.asked;
+    await sleep(50);
+    assert.equal(ledger.asked, asked, "no poll after stop()");
   });
 });
