@@ -115,6 +115,9 @@ export async function openCache(db: LookupDatabase, variant: CacheVariant): Prom
       definitionCacheEnabled: variant.provider !== "none",
       definitionCacheConsistency: variant.mode,
       definitionCachePrefix: prefix,
+      // The bounded mode's fallback poll (one statement per interval per node, whatever the
+      // lookup rate) at its longest, so it cannot blur the per-hit count of a few seconds' rows.
+      definitionCachePoll: 60_000,
     },
   });
   const coordination = openCoordination({ kind: "memory", keyPrefix: prefix });
