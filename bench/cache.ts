@@ -60,7 +60,10 @@ function tableRow(row: LookupRow): Record<string, string | number> {
     "p50 µs": f?.p50Us ?? "—",
     "p99 µs": f?.p99Us ?? "—",
     "queries/lookup": f?.queriesPerLookup ?? "—",
-    hits: f === undefined || row.kind === "ceiling" ? "—" : `${round1(f.hitShare * 100)} %`,
+    hits:
+      f === undefined || row.kind === "ceiling" || row.variant?.provider === "none"
+        ? "—"
+        : `${round1(f.hitShare * 100)} %`,
     target: targetText(row),
   };
 }

@@ -16,14 +16,16 @@
  * statements (a bounded poll) included.
  *
  * Each row is the median of ROUNDS rounds of SECONDS each, after a warm-up
- * round; latency is one lookup's, call to result, in µs.
+ * round; in each round the rows take turns (so a drift of the shared machine
+ * falls on all of them), every cache open at once. Latency is one lookup's,
+ * call to result, in µs.
  */
 import type { DefinitionVersion } from "../../src/domain/definition-version.ts";
-import type { CacheStats } from "../../src/engine/definition-cache/cache-manager.ts";
 import { runConcurrent } from "../lib/run-concurrent.ts";
 import { median, percentile, round } from "../lib/stats.ts";
 import {
   openCache,
+  type OpenedCache,
   openLookupDatabase,
   redisUnavailable,
   TENANT,
@@ -97,33 +99,69 @@ async function timedRound(concurrency: number, seconds: number, op: Op) {
   };
 }
 
-async function measure(
+/** One row's operation, before it is measured at a concurrency. */
+interface Subject {
+  readonly row: Omit<LookupRow, "concurrency" | "figures">;
+  readonly op: Op;
+  /** The cache's hit count (0 where nothing is cached). */
+  readonly hits: () => number;
+}
+
+interface Tally {
+  rounds: Figures["rounds"];
+  lookups: number;
+  errors: number;
+  queries: number;
+  hits: number;
+}
+
+/**
+ * Every subject at one concurrency: a warm-up round each, then ROUNDS rounds
+ * in which the subjects take turns, each round starting one further along, so
+ * a drift of the shared machine falls on all rows alike.
+ */
+async function measureAll(
   db: LookupDatabase,
   concurrency: number,
-  op: Op,
-  hits: () => number,
-): Promise<Figures> {
-  await timedRound(concurrency, WARMUP_SECONDS, op);
-  const rounds: Figures["rounds"] = [];
-  let lookups = 0;
-  let errors = 0;
-  const queries0 = db.queries();
-  const hits0 = hits();
+  subjects: readonly Subject[],
+): Promise<LookupRow[]> {
+  for (const s of subjects) await timedRound(concurrency, WARMUP_SECONDS, s.op);
+  const tallies: Tally[] = subjects.map(() => ({
+    rounds: [],
+    lookups: 0,
+    errors: 0,
+    queries: 0,
+    hits: 0,
+  }));
   for (let k = 0; k < ROUNDS; k++) {
-    const r = await timedRound(concurrency, SECONDS, op);
-    lookups += r.lookups;
-    errors += r.errors;
-    rounds.push({ lookupsPerSecond: r.lookupsPerSecond, p50Us: r.p50Us, p99Us: r.p99Us });
+    console.log(`  ${db.backend}: ${concurrency} in flight, round ${k + 1} of ${ROUNDS}`);
+    for (let j = 0; j < subjects.length; j++) {
+      const at = (j + k) % subjects.length;
+      const s = subjects[at]!;
+      const t = tallies[at]!;
+      const queries0 = db.queries();
+      const hits0 = s.hits();
+      const r = await timedRound(concurrency, SECONDS, s.op);
+      t.queries += db.queries() - queries0;
+      t.hits += s.hits() - hits0;
+      t.lookups += r.lookups;
+      t.errors += r.errors;
+      t.rounds.push({ lookupsPerSecond: r.lookupsPerSecond, p50Us: r.p50Us, p99Us: r.p99Us });
+    }
   }
+  return subjects.map((s, i) => ({ ...s.row, concurrency, figures: figuresOf(tallies[i]!) }));
+}
+
+function figuresOf(t: Tally): Figures {
   return {
-    lookupsPerSecond: median(rounds.map((r) => r.lookupsPerSecond)),
-    p50Us: median(rounds.map((r) => r.p50Us)),
-    p99Us: median(rounds.map((r) => r.p99Us)),
-    queriesPerLookup: round((db.queries() - queries0) / lookups, 4),
-    hitShare: round((hits() - hits0) / lookups, 4),
-    lookups,
-    errors,
-    rounds,
+    lookupsPerSecond: median(t.rounds.map((r) => r.lookupsPerSecond)),
+    p50Us: median(t.rounds.map((r) => r.p50Us)),
+    p99Us: median(t.rounds.map((r) => r.p99Us)),
+    queriesPerLookup: round(t.queries / t.lookups, 4),
+    hitShare: round(t.hits / t.lookups, 4),
+    lookups: t.lookups,
+    errors: t.errors,
+    rounds: t.rounds,
   };
 }
 
@@ -134,64 +172,50 @@ function expectVersion(db: LookupDatabase, got: DefinitionVersion | undefined): 
   }
 }
 
-async function ceilingRows(db: LookupDatabase, backend: string): Promise<LookupRow[]> {
-  const ops: [string, Op][] = [
-    ["ledger readState", async () => void (await db.database.cacheLedger.readState("data"))],
-    [
-      "store latestPublished",
-      async () => expectVersion(db, await db.database.definitions.latestPublished(TENANT, db.key)),
-    ],
+function ceilingSubjects(db: LookupDatabase): Subject[] {
+  const row = (name: string) => ({ backend: db.backend, kind: "ceiling" as const, name });
+  return [
+    {
+      row: row("ledger readState"),
+      op: async () => void (await db.database.cacheLedger.readState("data")),
+      hits: () => 0,
+    },
+    {
+      row: row("store latestPublished"),
+      op: async () =>
+        expectVersion(db, await db.database.definitions.latestPublished(TENANT, db.key)),
+      hits: () => 0,
+    },
   ];
-  const rows: LookupRow[] = [];
-  for (const [name, op] of ops) {
-    for (const concurrency of CONCURRENCIES) {
-      console.log(`  ${backend}: ${name}, ${concurrency} in flight`);
-      const figures = await measure(db, concurrency, op, () => 0);
-      rows.push({ backend, kind: "ceiling", name, concurrency, figures });
-    }
-  }
-  return rows;
 }
 
-async function variantRows(
+/** The variant's subject, its cache open and warm; or why it is not available. */
+async function variantSubject(
   db: LookupDatabase,
-  backend: string,
   variant: CacheVariant,
   redisDown: string | null,
-): Promise<LookupRow[]> {
-  const base = { backend, kind: "lookup" as const, name: variantName(variant), variant };
-  const unavailable = (why: string) =>
-    CONCURRENCIES.map((c) => ({ ...base, concurrency: c, unavailable: why }));
-  if (variant.provider === "redis" && redisDown !== null) return unavailable(redisDown);
-  let opened;
+): Promise<{ subject: Subject; cache: OpenedCache } | { unavailable: string }> {
+  if (variant.provider === "redis" && redisDown !== null) return { unavailable: redisDown };
+  let cache: OpenedCache;
   try {
-    opened = await openCache(db, variant);
+    cache = await openCache(db, variant);
   } catch (e) {
-    return unavailable((e as Error).message);
+    return { unavailable: (e as Error).message };
   }
-  try {
-    const { store, manager } = opened.parts;
-    const op: Op = async (i) =>
-      expectVersion(
-        db,
-        i % 2 === 0
-          ? await store.latestPublished(TENANT, db.key)
-          : await store.getVersion(TENANT, db.key, db.version),
-      );
-    // The first lookup of each kind fills; the rest of the warm-up rounds are hits.
-    await op(0);
-    await op(1);
-    const counted = (s: CacheStats) => (variant.provider === "none" ? 0 : s.hits);
-    const rows: LookupRow[] = [];
-    for (const concurrency of CONCURRENCIES) {
-      console.log(`  ${backend}: ${base.name}, ${concurrency} in flight`);
-      const figures = await measure(db, concurrency, op, () => counted(manager.stats));
-      rows.push({ ...base, concurrency, figures });
-    }
-    return rows;
-  } finally {
-    await opened.close();
-  }
+  const { store, manager } = cache.parts;
+  const op: Op = async (i) =>
+    expectVersion(
+      db,
+      i % 2 === 0
+        ? await store.latestPublished(TENANT, db.key)
+        : await store.getVersion(TENANT, db.key, db.version),
+    );
+  // The first lookup of each kind fills; every later one is a hit.
+  await op(0);
+  await op(1);
+  const row = { backend: db.backend, kind: "lookup" as const, name: variantName(variant), variant };
+  const hits = () => (variant.provider === "none" ? 0 : manager.stats.hits);
+  return { subject: { row, op, hits }, cache };
 }
 
 export interface BackendLookups {
@@ -201,17 +225,41 @@ export interface BackendLookups {
   rows: LookupRow[];
 }
 
-/** Every row for one backend: the ceiling, then each variant. */
+/** Every row for one backend: the ceiling and each variant, their rounds interleaved. */
 export async function definitionLookups(backend: "postgres" | "mysql"): Promise<BackendLookups> {
   const db = await openLookupDatabase(backend);
+  const caches: OpenedCache[] = [];
   try {
     const redisDown = await redisUnavailable();
-    const rows = await ceilingRows(db, backend);
+    const subjects = ceilingSubjects(db);
+    const unavailable: LookupRow[] = [];
     for (const variant of VARIANTS) {
-      rows.push(...(await variantRows(db, backend, variant, redisDown)));
+      const got = await variantSubject(db, variant, redisDown);
+      if ("unavailable" in got) {
+        const row = { backend, kind: "lookup" as const, name: variantName(variant), variant };
+        for (const c of CONCURRENCIES)
+          unavailable.push({ ...row, concurrency: c, unavailable: got.unavailable });
+      } else {
+        subjects.push(got.subject);
+        caches.push(got.cache);
+      }
     }
-    return { backend, bodyBytes: db.bodyBytes, rows };
+    const rows: LookupRow[] = [...unavailable];
+    for (const c of CONCURRENCIES) rows.push(...(await measureAll(db, c, subjects)));
+    return { backend, bodyBytes: db.bodyBytes, rows: rows.sort(byTableOrder) };
   } finally {
+    for (const c of caches) await c.close();
     await db.close();
   }
+}
+
+/** Ceiling first, then the variants in VARIANTS' order; 1 in flight before 32 within each. */
+function byTableOrder(a: LookupRow, b: LookupRow): number {
+  const rank = (r: LookupRow) =>
+    r.kind === "ceiling"
+      ? r.name === "ledger readState"
+        ? 0
+        : 1
+      : 2 + VARIANTS.findIndex((v) => v === r.variant);
+  return rank(a) - rank(b) || a.concurrency - b.concurrency;
 }

@@ -29,6 +29,7 @@ const DEFINITION_FILE = new URL(
 );
 
 export interface LookupDatabase {
+  readonly backend: Backend["name"];
   readonly database: Database;
   readonly url: string;
   readonly key: string;
@@ -68,6 +69,7 @@ export async function openLookupDatabase(backend: Backend["name"]): Promise<Look
     const stored = await database.definitions.latestPublished(TENANT, key);
     const opened = database;
     return {
+      backend,
       database: opened,
       url: created.url,
       key,
