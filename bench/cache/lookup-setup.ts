@@ -6,6 +6,7 @@
  * definition cache built by the composition root (definitionCacheFor) for a
  * provider and consistency mode.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
@@ -37,21 +38,34 @@ export interface LookupDatabase {
   readonly version: number;
   /** Its body as stored (JSON), for the report. */
   readonly bodyBytes: number;
-  /** Statements sent through the stores' connection since open. */
+  /** Statements sent from inside `inLookups` since open (the lookups' own). */
   queries(): number;
+  /** Statements sent from anywhere else: a bounded cache's poll or listener, set-up. */
+  backgroundQueries(): number;
+  /**
+   * Runs `fn` so that the statements it causes — in its own async context and
+   * every one it starts — count as the lookups'; a timer's poll of an open
+   * cache does not, whichever row it happens to fall in.
+   */
+  inLookups<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export async function openLookupDatabase(backend: Backend["name"]): Promise<LookupDatabase> {
   const created = await createTestDatabase({ name: backend });
   let count = 0;
+  let background = 0;
+  const scope = new AsyncLocalStorage<true>();
   let database: Database | undefined;
   try {
     // Migrated by a handle of its own: migrate() also starts PostgreSQL's statistics
     // keeper, whose statements every few seconds are no lookup's and would be counted.
     const migrator = openDatabase(created.url);
     await migrator.migrate().finally(() => migrator.close());
-    database = openDatabase(created.url, { onQuery: () => count++ });
+    database = openDatabase(created.url, {
+      // Called in the async context of the statement's caller (Kysely logs after its await).
+      onQuery: () => (scope.getStore() === true ? count++ : background++),
+    });
     const definition = parse(readFileSync(DEFINITION_FILE, "utf8")) as Record<string, unknown> & {
       key: string;
       name?: string;
@@ -76,6 +90,8 @@ export async function openLookupDatabase(backend: Backend["name"]): Promise<Look
       version: published.version,
       bodyBytes: JSON.stringify(stored).length,
       queries: () => count,
+      backgroundQueries: () => background,
+      inLookups: (fn) => scope.run(true, fn),
       async close() {
         await opened.close();
         await created.drop();
