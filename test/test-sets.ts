@@ -56,6 +56,8 @@ export const DB_EXCLUSIVE: readonly string[] = [
   "test/durable/integration.test.ts",
   // Connections cut under steady load; every request must succeed again within 2 s of the last fault.
   "test/http/connection-loss.test.ts",
+  // kill -9 of its own redis-server under 8 readers for 11 s; no read may take 1.5 s, hits back within 10 s.
+  "test/definition-cache/redis-stop.test.ts",
   // Three server processes under load while 1,000 routes are published; each must serve them within 2 s.
   "test/definitions/routes-three-nodes.test.ts",
 ];
