@@ -20,6 +20,7 @@ import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
 import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
 import { definitionCacheFor } from "./definition-cache-for.ts";
+import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
@@ -127,6 +128,8 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    // The first owner heartbeat before this node can open a fence; the jobs below keep beating.
+    await database.cacheLedger.beat(ledgerOwner());
     await cache.manager.consistency.start();
     await triggerRoutes.rebuild();
     // WF_API_KEYS may be empty outside development when a live key is stored.
@@ -142,8 +145,16 @@ export async function createTaskflow(
     throw e;
   }
   const log = server.log;
-  const jobs = startBackgroundJobs(coordination, (job, e, suppressed) =>
-    log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
+  const jobs = startBackgroundJobs(
+    coordination,
+    (job, e, suppressed) =>
+      log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
+    {
+      ledger: database.cacheLedger,
+      owner: ledgerOwner(),
+      fenceMaxAgeMs: config.definitionFenceMaxAge,
+      log: cacheLog,
+    },
   );
   return assemble({
     config,
