@@ -62,6 +62,8 @@ export const DB_EXCLUSIVE: readonly string[] = [
   "test/durable/integration.test.ts",
   // Connections cut under steady load; every request must succeed again within 2 s of the last fault.
   "test/http/connection-loss.test.ts",
+  // kill -9 of a definition writer with its fence open; the reaper must complete it after 6 s of owner silence.
+  "test/definition-cache/timeline-orphan-kill.test.ts",
 ];
 
 const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);
