@@ -5,17 +5,20 @@
  * until the fence is older than the max age, then completes that too; it
  * takes a fence's own creation as a sign of life; and two reapers running at
  * once (two nodes, a lock holder whose lease ran out beside the next one)
- * complete each fence exactly once.
+ * complete each fence exactly once; as a singleton job, one node reaps.
  */
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import type { Kysely } from "kysely";
+import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
 import { SqlCacheLedger } from "../../src/adapters/store/cache-ledger/sql-cache-ledger.ts";
 import type { StoreSchema } from "../../src/adapters/store/db-schema.ts";
 import { dialectFor, openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
+import { startSingletonJobs } from "../../src/engine/coordination/singleton-jobs.ts";
 import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger.ts";
 import {
+  fenceReaperJob,
   reapFences,
   type FenceReaperOptions,
   type ReapedFence,
@@ -242,6 +245,74 @@ for (const b of backends) {
         }
         assert.equal(a.logged.length + c.logged.length, 32, "one warning per completion");
       }),
+    );
+    void it(
+      "as a singleton job on two nodes, one node (the lock holder) reaps them all",
+      opts,
+      () =>
+        withDatabases(b, async (one, two, url) => {
+          const past = pastLedger(one, url, 60_000);
+          const keyPrefix = `reaper-${Math.random().toString(16).slice(2)}:`;
+          const nodes = [one, two].map((db, i) => {
+            const coordination = openCoordination({
+              kind: "sql",
+              keyPrefix,
+              sql: db.coordinationContext,
+            });
+            const logged: string[] = [];
+            const errors: Error[] = [];
+            const job = fenceReaperJob({
+              ledger: db.cacheLedger,
+              maxAgeMs: 0,
+              staleOwnerMs: 6_000,
+              intervalMs: 100,
+              log: { warn: (fields) => void logged.push(String(fields["mutationId"])) },
+            });
+            const jobs = startSingletonJobs({
+              locks: coordination.locks,
+              jobs: [job],
+              onError: (_job, e) => void errors.push(e),
+              errorIntervalMs: 0,
+            });
+            return { name: `node-${i}`, coordination, jobs, logged, errors };
+          });
+          try {
+            const fences: string[] = [];
+            for (let batch = 0; batch < 3; batch++) {
+              for (let i = 0; i < 4; i++) {
+                fences.push(
+                  (await past.beginMutation("workflow", `dead/${batch}/${i}`)).mutationId,
+                );
+              }
+              const started = Date.now();
+              while (
+                (await one.cacheLedger.hasIncomplete("workflow")) &&
+                Date.now() - started < 10_000
+              ) {
+                await sleep(50);
+              }
+              assert.equal(
+                await one.cacheLedger.hasIncomplete("workflow"),
+                false,
+                "reaped within 10 s",
+              );
+            }
+            // A round's log line follows its commit, which another connection may see first.
+            for (const n of nodes) await n.jobs.stop();
+            const byNode = nodes.map((n) => n.logged.length);
+            assert.deepEqual([...nodes[0]!.logged, ...nodes[1]!.logged].sort(), [...fences].sort());
+            assert.ok(byNode.includes(0), `one node reaped everything: ${byNode.join(" / ")}`);
+            assert.deepEqual(
+              nodes.flatMap((n) => n.errors),
+              [],
+            );
+          } finally {
+            for (const n of nodes) {
+              await n.jobs.stop();
+              await n.coordination.close();
+            }
+          }
+        }),
     );
   });
 }

@@ -167,7 +167,10 @@ async function timeline(b: Backend): Promise<void> {
     assert.ok(reapedSeenAt > 0, `the reaper completed the fence within ${REAP_WITHIN_MS} ms`);
     const silent = reapedSeenAt - lastBeat;
     assert.ok(silent >= OWNER_STALE_MS, `completed after ${silent} ms of silence, not before`);
-    const logged = lines.find((l) => l["mutationId"] === fence?.mutationId);
+    // The reaper logs after its commit, which this connection may see first.
+    const reaperLine = () => lines.find((l) => l["mutationId"] === fence?.mutationId);
+    for (let i = 0; i < 40 && reaperLine() === undefined; i++) await sleep(50);
+    const logged = reaperLine();
     assert.equal(logged?.["reason"], "owner-gone", JSON.stringify(lines));
     assert.equal(logged?.["owner"], writer.owner);
     assert.equal(logged?.["scope"], "workflow");
