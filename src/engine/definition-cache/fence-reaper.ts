@@ -10,10 +10,11 @@
  * - is older than `maxAgeMs` (WF_DEFINITION_FENCE_MAX_AGE, default 60 s; 0:
  *   never by age): the owner is alive, but its write's outcome was in doubt
  *   (the database went away during it), so it left the fence open. 60 s is
- *   far beyond any publish (a lock wait of WF_DEFINITION_LOCK_TIMEOUT plus a
- *   few statements) and beyond the time a database takes to settle a
- *   transaction whose connection died; after that the store says what
- *   happened, and completing the fence lets readers cache it again.
+ *   far beyond any write under a fence (a publish begins its fence after it
+ *   holds the definition's lock, so only its few statements count) and
+ *   beyond the time a database takes to settle a transaction whose
+ *   connection died; after that the store says what happened, and
+ *   completing the fence lets readers cache it again.
  *
  * A fence whose owner beats and which is younger than the max age is never
  * touched. The owner's last sign of life is the later of its last beat and
