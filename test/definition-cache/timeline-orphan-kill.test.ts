@@ -102,7 +102,7 @@ async function lastBeatOf(db: Database, owner: string): Promise<number> {
   return Number(row.beat_at);
 }
 
-async function timeline(b: Backend): Promise<void> {
+async function timeline(b: Backend, report: (line: string) => void): Promise<void> {
   const test = await createTestDatabase(b);
   const { logger, lines } = capturedLogger();
   let node: Taskflow | undefined;
@@ -166,6 +166,9 @@ async function timeline(b: Backend): Promise<void> {
     }
     assert.ok(reapedSeenAt > 0, `the reaper completed the fence within ${REAP_WITHIN_MS} ms`);
     const silent = reapedSeenAt - lastBeat;
+    report(
+      `fence completed ${reapedSeenAt - killedAt} ms after the kill, ${silent} ms after the last beat`,
+    );
     assert.ok(silent >= OWNER_STALE_MS, `completed after ${silent} ms of silence, not before`);
     // The reaper logs after its commit, which this connection may see first.
     const reaperLine = () => lines.find((l) => l["mutationId"] === fence?.mutationId);
@@ -193,8 +196,8 @@ async function timeline(b: Backend): Promise<void> {
 for (const b of [{ name: "postgres" }, { name: "mysql" }] as const) {
   void describe(`timeline 3 (writer killed -9 with its fence open) on ${b.name}`, async () => {
     const opts = await backendTestOptions(b);
-    void it("the reaper completes the dead owner's fence; no node ever serves v1", opts, () =>
-      timeline(b),
+    void it("the reaper completes the dead owner's fence; no node ever serves v1", opts, (t) =>
+      timeline(b, (line) => t.diagnostic(line)),
     );
   });
 }
