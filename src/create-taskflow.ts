@@ -20,6 +20,7 @@ import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
 import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
 import { definitionCacheFor } from "./definition-cache-for.ts";
+import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
 import type { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
 import { triggerRoutesFor } from "./trigger-routes-for.ts";
@@ -139,6 +140,8 @@ export async function createTaskflow(
       },
     });
     await database.migrate();
+    // The first owner heartbeat before this node can open a fence; the jobs below keep beating.
+    await database.cacheLedger.beat(ledgerOwner());
     await cache.manager.consistency.start();
     await triggerRoutes.rebuild();
     triggerRoutes.follow();
@@ -156,8 +159,16 @@ export async function createTaskflow(
     throw e;
   }
   const log = server.log;
-  const jobs = startBackgroundJobs(coordination, (job, e, suppressed) =>
-    log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
+  const jobs = startBackgroundJobs(
+    coordination,
+    (job, e, suppressed) =>
+      log.warn({ job, cause: e.message, suppressed }, `background job ${job} failed`),
+    {
+      ledger: database.cacheLedger,
+      owner: ledgerOwner(),
+      fenceMaxAgeMs: config.definitionFenceMaxAge,
+      log: cacheLog,
+    },
   );
   return assemble({
     config,

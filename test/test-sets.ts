@@ -78,6 +78,8 @@ export const DB_PAIRED: readonly string[] = [
   "test/durable/definition-crash.test.ts",
   // Up to four server and worker processes at once (each a node + tsx start); runs must complete within 30 s.
   "test/durable/served-workflows-process.test.ts",
+  // kill -9 of a definition writer with its fence open; the reaper must complete it after 6 s of owner silence.
+  "test/definition-cache/timeline-orphan-kill.test.ts",
 ];
 
 const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);

@@ -4,13 +4,16 @@
  * move forward on each completion, whatever order fences finish in; an
  * incomplete fence fences its readers; pruning keeps the newest completed row
  * of each scope and every incomplete row, also while another handle writes;
- * an operator's completion of an orphaned fence is idempotent.
+ * an operator's completion of an orphaned fence is idempotent; owners' beats
+ * tell the reaper how long each fence's owner has been silent, and silent
+ * owners without fences are forgotten.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { Kysely } from "kysely";
 import { prune } from "../../src/adapters/store/cache-ledger/sql/prune.ts";
+import { SqlCacheLedger } from "../../src/adapters/store/cache-ledger/sql-cache-ledger.ts";
 import { dialectFor, openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import type { StoreSchema } from "../../src/adapters/store/db-schema.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
@@ -70,6 +73,18 @@ async function completedRowIds(db: Database, scope: CacheScope): Promise<number[
     .orderBy("id")
     .execute();
   return rows.map((r) => Number(r.id));
+}
+
+/** A second ledger on the same database whose clock is `behindMs` in the past: beats made long ago. */
+function pastLedger(db: Database, url: string, behindMs: number): CacheLedger {
+  const k = db.coordinationContext.db as Kysely<StoreSchema>;
+  return new SqlCacheLedger(k, dialectFor(url), () => Date.now() - behindMs);
+}
+
+async function ownerRows(db: Database): Promise<string[]> {
+  const k = db.coordinationContext.db as Kysely<StoreSchema>;
+  const rows = await k.selectFrom("cache_owners").select("owner").orderBy("owner").execute();
+  return rows.map((r) => r.owner);
 }
 
 for (const b of backends) {
@@ -269,6 +284,76 @@ for (const b of backends) {
           const last = await ledger.dataRevision();
           assert.ok(last > after, `revision ${last} after ${after}`);
         }),
+    );
+
+    void it("listOwnedFences gives each incomplete fence its owner's silence", opts, () =>
+      withDatabases(b, async (db, _two, url) => {
+        const ledger = db.cacheLedger;
+        const past = pastLedger(db, url, 60_000);
+        assert.deepEqual(await ledger.listOwnedFences(), []);
+        await ledger.beat("live/1/a");
+        await past.beat("quiet/2/b");
+        const never = await ledger.beginMutation("workflow", "never/3/c");
+        const live = await ledger.beginMutation("routes", "live/1/a");
+        const quiet = await ledger.beginMutation("workflow", "quiet/2/b");
+        await ledger.completeMutation(await ledger.beginMutation("workflow", "live/1/a"));
+        const listed = await ledger.listOwnedFences();
+        assert.deepEqual(
+          listed.map((f) => [f.mutationId, f.scope, f.owner]),
+          [
+            [never.mutationId, "workflow", "never/3/c"],
+            [live.mutationId, "routes", "live/1/a"],
+            [quiet.mutationId, "workflow", "quiet/2/b"],
+          ],
+          "the incomplete fences, oldest first, with their owners",
+        );
+        assert.deepEqual(
+          listed.map((f) => f.id),
+          (await ledger.listIncomplete()).map((f) => f.id),
+        );
+        const [n, l, q] = listed;
+        assert.equal(n?.ownerSilentMs, null, "an owner that never beat");
+        assert.ok(l !== undefined && l.ownerSilentMs !== null && l.ownerSilentMs < 30_000, "live");
+        assert.ok(
+          q !== undefined && q.ownerSilentMs !== null && q.ownerSilentMs >= 59_000,
+          "quiet",
+        );
+        assert.ok(q.ageMs < 30_000, "the fence itself is young");
+        // A beat now makes the quiet owner live again: one row per owner, updated.
+        await ledger.beat("quiet/2/b");
+        const again = (await ledger.listOwnedFences()).find((f) => f.owner === "quiet/2/b");
+        const silent = again?.ownerSilentMs;
+        assert.ok(typeof silent === "number" && silent < 30_000, `beat again: ${silent}`);
+        assert.deepEqual(await ownerRows(db), ["live/1/a", "quiet/2/b"]);
+      }),
+    );
+
+    void it("forgetOwners deletes silent owners once they own no fence", opts, () =>
+      withDatabases(b, async (db, _two, url) => {
+        const ledger = db.cacheLedger;
+        const past = pastLedger(db, url, 60_000);
+        await past.beat("gone-free/1/a");
+        await past.beat("gone-fenced/2/b");
+        await ledger.beat("live/3/c");
+        const fence = await ledger.beginMutation("workflow", "gone-fenced/2/b");
+        const other = await ledger.beginMutation("routes", "live/3/c");
+        await ledger.completeMutation(await ledger.beginMutation("workflow", "gone-free/1/a"));
+        assert.equal(await ledger.forgetOwners(30_000), 1, "only the silent owner without fences");
+        assert.deepEqual(await ownerRows(db), ["gone-fenced/2/b", "live/3/c"]);
+        assert.equal(await ledger.forgetOwners(120_000), 0, "none silent that long");
+        await ledger.completeOrphan(fence.mutationId);
+        assert.equal(await ledger.forgetOwners(30_000), 1, "its fence is gone");
+        assert.deepEqual(await ownerRows(db), ["live/3/c"]);
+        assert.equal(
+          await ledger.forgetOwners(0),
+          0,
+          "an owner with a fence stays, however silent",
+        );
+        await ledger.completeMutation(other);
+        await sleep(5);
+        assert.equal(await ledger.forgetOwners(0), 1);
+        assert.deepEqual(await ownerRows(db), []);
+      }),
     );
 
     void it("random interleavings of begin, complete and prune on two handles", opts, () =>

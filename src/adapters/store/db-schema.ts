@@ -80,8 +80,15 @@ export interface CacheMutationsTable {
   created_at: Millis;
 }
 
+/** One row per process that may open fences: its last heartbeat (migration 012). */
+export interface CacheOwnersTable {
+  owner: string;
+  beat_at: Millis;
+}
+
 export interface StoreSchema {
   cache_mutations: CacheMutationsTable;
+  cache_owners: CacheOwnersTable;
   definitions: DefinitionsTable;
   definition_versions: DefinitionVersionsTable;
   definition_tenants: DefinitionTenantsTable;

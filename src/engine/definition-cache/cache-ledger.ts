@@ -33,8 +33,15 @@
  *   operator can tell whose fence was left behind.
  *
  * - orphaned fence: a fence whose writer died before completing it. It keeps
- *   readers of its scope on the store (correct, slower) until an operator
- *   completes it (completeOrphan; `taskflow cache complete-mutation`).
+ *   readers of its scope on the store (correct, slower) until the reaper
+ *   (fence-reaper.ts) or an operator completes it (completeOrphan;
+ *   `taskflow cache complete-mutation`).
+ *
+ * - owner heartbeat: every node that may open fences beats its owner id
+ *   (beat) every few seconds; the reaper reads, for each incomplete fence,
+ *   how long its owner has been silent, and completes the fences of owners
+ *   that went silent (the process is gone) or that are older than the fence
+ *   max age (a live owner's write whose outcome was in doubt).
  *
  * - prune: deletes completed rows older than the newest completed row of
  *   their scope; incomplete rows are never pruned.
@@ -75,6 +82,15 @@ export interface IncompleteMutation {
   readonly ageMs: number;
 }
 
+/** An incomplete fence with how long its owner has been silent, for the reaper. */
+export interface OwnedFence extends IncompleteMutation {
+  /**
+   * Milliseconds since the owner's last beat, by this node's clock; null when
+   * the owner has no heartbeat row (it never beat, or it was forgotten).
+   */
+  readonly ownerSilentMs: number | null;
+}
+
 export interface OrphanCompletion {
   /** False when the fence was already completed (nothing changed). */
   readonly completed: boolean;
@@ -113,6 +129,15 @@ export interface CacheLedger {
    * An unknown id (or a completed one already pruned) is a NotFound.
    */
   completeOrphan(mutationId: string): Promise<OrphanCompletion>;
+  /** Records that the owner is alive now (creates its heartbeat row when it has none). */
+  beat(owner: string): Promise<void>;
+  /** The incomplete fences, oldest first (as listIncomplete), each with its owner's silence. */
+  listOwnedFences(): Promise<OwnedFence[]>;
+  /**
+   * Deletes the heartbeat rows of owners silent for longer than `silentMs`
+   * that own no incomplete fence. Resolves with the number deleted.
+   */
+  forgetOwners(silentMs: number): Promise<number>;
 }
 
 export function isCacheScope(s: unknown): s is CacheScope {

@@ -11,16 +11,20 @@ import type {
   LedgerState,
   MutationFence,
   OrphanCompletion,
+  OwnedFence,
   RevisionView,
 } from "../../../engine/definition-cache/cache-ledger.ts";
 import { CACHE_SCOPES } from "../../../engine/definition-cache/cache-ledger.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import type { LedgerDb } from "./ledger-rows.ts";
+import { beat } from "./sql/beat.ts";
 import { beginMutation } from "./sql/begin-mutation.ts";
 import { completeMutation } from "./sql/complete-mutation.ts";
 import { completeOrphan } from "./sql/complete-orphan.ts";
+import { forgetOwners } from "./sql/forget-owners.ts";
 import { hasIncomplete } from "./sql/has-incomplete.ts";
 import { listIncomplete } from "./sql/list-incomplete.ts";
+import { listOwnedFences } from "./sql/list-owned-fences.ts";
 import { prune } from "./sql/prune.ts";
 import { readState } from "./sql/read-state.ts";
 import { revision } from "./sql/revision.ts";
@@ -76,5 +80,17 @@ export class SqlCacheLedger implements CacheLedger {
 
   completeOrphan(mutationId: string): Promise<OrphanCompletion> {
     return completeOrphan(this.db, this.parts, mutationId, this.now());
+  }
+
+  beat(owner: string): Promise<void> {
+    return beat(this.db, this.parts, owner, this.now());
+  }
+
+  listOwnedFences(): Promise<OwnedFence[]> {
+    return listOwnedFences(this.db, this.now());
+  }
+
+  forgetOwners(silentMs: number): Promise<number> {
+    return forgetOwners(this.db, this.parts, this.now() - silentMs);
   }
 }

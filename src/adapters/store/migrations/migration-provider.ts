@@ -16,6 +16,7 @@ import { coordinationCodesTokens } from "./007-coordination-codes-tokens.ts";
 import { definitionVersions } from "./008-definition-versions.ts";
 import { definitionTenants } from "./010-definition-tenants.ts";
 import { cacheMutations } from "./011-cache-mutations.ts";
+import { cacheOwners } from "./012-cache-owners.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -29,6 +30,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "008_definition_versions": definitionVersions(d),
     "010_definition_tenants": definitionTenants(d),
     "011_cache_mutations": cacheMutations(d),
+    "012_cache_owners": cacheOwners(d),
   };
 }
 
