@@ -34,7 +34,8 @@
  * Completion is idempotent (a conditional update decides), so two reapers —
  * a lock holder whose lease ran out beside the next holder — complete each
  * fence once. After the fences, the heartbeat rows of owners that are silent
- * and own no fence are deleted: every restart leaves one behind.
+ * and own no fence are deleted (every restart leaves one behind), and the
+ * ledger is pruned.
  */
 import type { SingletonJob } from "../coordination/singleton-jobs.ts";
 import type { CacheLedger, OwnedFence } from "./cache-ledger.ts";
@@ -54,7 +55,10 @@ export interface ReapRule {
 }
 
 export interface FenceReaperOptions {
-  readonly ledger: Pick<CacheLedger, "listOwnedFences" | "completeOrphan" | "forgetOwners">;
+  readonly ledger: Pick<
+    CacheLedger,
+    "listOwnedFences" | "completeOrphan" | "forgetOwners" | "prune"
+  >;
   /** WF_DEFINITION_FENCE_MAX_AGE. */
   readonly maxAgeMs: number;
   /** Default OWNER_STALE_MS; tests shorten it. */
@@ -99,7 +103,11 @@ export async function reapFences(
     reaped.push({ fence, reason });
     logReaped(o.log, fence, reason);
   }
-  if (!signal.aborted) await o.ledger.forgetOwners(rule.staleOwnerMs);
+  if (signal.aborted) return reaped;
+  await o.ledger.forgetOwners(rule.staleOwnerMs);
+  // Every completion adds a row; the round keeps the ledger at about one row
+  // per scope plus the fences in flight (prune is safe beside other nodes).
+  await o.ledger.prune();
   return reaped;
 }
 
