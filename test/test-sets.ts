@@ -62,6 +62,8 @@ export const DB_EXCLUSIVE: readonly string[] = [
   "test/durable/integration.test.ts",
   // Connections cut under steady load; every request must succeed again within 2 s of the last fault.
   "test/http/connection-loss.test.ts",
+  // Three server processes per deployment, 1,000 rounds of racing publishes and reads timed on one clock.
+  "test/definition-cache/three-nodes.property.test.ts",
 ];
 
 const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);
