@@ -60,6 +60,8 @@ export const DB_EXCLUSIVE: readonly string[] = [
   "test/definition-cache/redis-stop.test.ts",
   // Three server processes under load while 1,000 routes are published; each must serve them within 2 s.
   "test/definitions/routes-three-nodes.test.ts",
+  // Three server processes per deployment, 1,000 rounds of racing publishes and reads timed on one clock.
+  "test/definition-cache/three-nodes.property.test.ts",
 ];
 
 /**

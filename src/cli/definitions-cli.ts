@@ -10,6 +10,8 @@ import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { openDatabase } from "../adapters/store/open-database.ts";
+import { coordinationFor } from "../coordination-for.ts";
+import { definitionCacheFor } from "../definition-cache-for.ts";
 import { InvalidDocumentError, invalidDocument, isTaskflowError } from "../domain/errors.ts";
 import { diffJson, type DiffEntry } from "../engine/definitions/definition-diff.ts";
 import { formatOf, parseDefinitionText } from "../engine/definitions/definition-text.ts";
@@ -115,6 +117,7 @@ async function validate(file: string, io: CliIo): Promise<number> {
 
 async function withVersions<T>(
   o: DbOptions,
+  io: CliIo,
   fn: (v: DefinitionVersions) => Promise<T>,
 ): Promise<T> {
   // Works on the database like `migrate`: no HTTP, so no API keys needed.
@@ -122,10 +125,19 @@ async function withVersions<T>(
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
+  // A publish takes a node's path: the definition's lock, a fence before the write and its
+  // completion after. Straight to the store, running nodes kept serving the versions they
+  // had cached (up to WF_DEFINITION_CACHE_ABSOLUTE, an hour by default).
+  const coordination = coordinationFor(config, database);
+  const cache = definitionCacheFor(config, database, coordination, {
+    log: { warn: (_fields, message) => io.err(`${message}\n`) },
+  });
   try {
     await database.migrate();
-    return await fn(new DefinitionVersions(database.definitions));
+    return await fn(new DefinitionVersions(cache.store));
   } finally {
+    await cache.manager.close().catch(() => undefined);
+    await coordination.close().catch(() => undefined);
     await database.close();
   }
 }
@@ -137,7 +149,7 @@ async function publish(file: string, o: DbOptions, io: CliIo): Promise<number> {
     throw new InvalidDocumentError("invalid", [{ pointer: "/key", reason: "is required" }]);
   }
   const ctx = { tenantId: o.tenantId, actorId: o.actorId };
-  const published = await withVersions(o, (v) => v.publish(ctx, key, doc));
+  const published = await withVersions(o, io, (v) => v.publish(ctx, key, doc));
   io.out(`published ${published.key} version ${published.version}\n`);
   return 0;
 }
@@ -153,7 +165,9 @@ async function diffStored(args: string[], o: DbOptions, io: CliIo): Promise<numb
   if (![from, to].every((s) => /^(\d{1,9}|latest|draft)$/.test(s))) {
     return usage(io, "versions are numbers, latest or draft");
   }
-  const d = await withVersions(o, (v) => v.diff({ tenantId: o.tenantId }, key, sel(from), sel(to)));
+  const d = await withVersions(o, io, (v) =>
+    v.diff({ tenantId: o.tenantId }, key, sel(from), sel(to)),
+  );
   printDiff(d.changes, io);
   return 0;
 }
