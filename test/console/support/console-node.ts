@@ -67,7 +67,9 @@ export async function startConsoleNode(
   overrides: ConfigOverrides = {},
   logger?: Logger,
 ): Promise<ConsoleNode> {
-  const database = await createTestDatabase({ name: backend === "postgres" ? "postgres" : "sqlite" });
+  const database = await createTestDatabase({
+    name: backend === "postgres" ? "postgres" : "sqlite",
+  });
   const keyPrefix = `tftest:${randomBytes(6).toString("hex")}:`;
   const config = loadConfig({
     env: {},
