@@ -62,10 +62,16 @@ export const USERS = "alice,bob,carol,dave";
 /** bob: plain user; carol: operator; dave: admin. */
 export const GROUPS = { ops: ["carol"], admins: ["dave"], reviewers: ["bob", "alice"] };
 
+export interface NodeOptions {
+  logger?: Logger | undefined;
+  /** false: no CodeSender given (the log in development; no code login behind a trusted proxy). */
+  withSender?: boolean;
+}
+
 export async function startConsoleNode(
   backend: ConsoleBackend,
   overrides: ConfigOverrides = {},
-  logger?: Logger,
+  { logger, withSender = true }: NodeOptions = {},
 ): Promise<ConsoleNode> {
   const database = await createTestDatabase({
     name: backend === "postgres" ? "postgres" : "sqlite",
@@ -92,7 +98,10 @@ export async function startConsoleNode(
   const sender = new RecordingSender();
   let taskflow: Taskflow;
   try {
-    taskflow = await createTaskflow(config, { console: { codeSender: sender }, logger });
+    taskflow = await createTaskflow(config, {
+      console: withSender ? { codeSender: sender } : {},
+      logger,
+    });
     await taskflow.listen();
   } catch (e) {
     await database.drop();

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { parseCookies, serializeCookie } from "../../../src/console/cookies.ts";
 
 test("parseCookies: pairs, spaces, repeated names (first wins), malformed pairs ignored", () => {
-  const c = parseCookies("a=1; tf_session=abc-_DEF ;b=; =x; junk; c=\"q\"; a=2; d=x=y");
+  const c = parseCookies('a=1; tf_session=abc-_DEF ;b=; =x; junk; c="q"; a=2; d=x=y');
   assert.equal(c.get("a"), "1");
   assert.equal(c.get("tf_session"), "abc-_DEF");
   assert.equal(c.get("b"), "");
