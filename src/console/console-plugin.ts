@@ -56,6 +56,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     fromTrustedProxy: trustedProxies(config.consoleTrustedProxies),
   };
 
+  // Declared up front so every request object keeps one shape (V8 hidden classes).
+  app.decorateRequest("consoleUser", undefined);
   app.addHook("onRequest", setSecurityHeaders);
   app.addHook("onRequest", (req, _reply, done) => {
     const refusal = originRefusal(req, config.consoleOrigins);
