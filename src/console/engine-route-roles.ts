@@ -59,8 +59,8 @@ export const ENGINE_ROUTE_ROLES: readonly RouteRule[] = [
 
 /** The role the route needs; undefined when the Console does not forward it. */
 export function roleFor(method: string, segments: readonly string[]): Role | undefined {
-  // The first matching rule wins: "definitions/validate" is listed before
-  // nothing that could shadow it, and every pattern has a fixed length but "**".
+  // The first matching rule wins. Where a ":key" pattern also matches a fixed
+  // name (GET definitions/:key and definitions/schema), both need the same role.
   for (const r of ENGINE_ROUTE_ROLES) {
     if (r.method === method && matches(r.pattern, segments)) return r.role;
   }
