@@ -59,10 +59,9 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   // Declared up front so every request object keeps one shape (V8 hidden classes).
   app.decorateRequest("consoleUser", undefined);
   app.addHook("onRequest", setSecurityHeaders);
+  // The error handler logs the refusal (at info) and answers it as problem+json.
   app.addHook("onRequest", (req, _reply, done) => {
-    const refusal = originRefusal(req, config.consoleOrigins);
-    if (refusal !== null) req.log.info({ detail: refusal.message }, "console: request refused");
-    done(refusal ?? undefined);
+    done(originRefusal(req, config.consoleOrigins) ?? undefined);
   });
   app.setNotFoundHandler((req: FastifyRequest, _reply: FastifyReply) => {
     throw notFound("Console route", `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`);
