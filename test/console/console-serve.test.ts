@@ -60,7 +60,7 @@ void test("serve --console: log in by the logged code, then read the inbox throu
   try {
     await waitFor(
       () => stdout.includes("Console API on"),
-      30_000,
+      60_000,
       () => stdout + stderr,
     );
     const base = `http://127.0.0.1:${port}/console/api`;
