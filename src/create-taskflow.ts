@@ -32,6 +32,7 @@ import type { HumanTaskApi } from "./engine/human-task-api.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { buildServer } from "./server/build-server.ts";
+import { mountConsole, type ConsoleOptions } from "./console/mount-console.ts";
 
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
@@ -48,6 +49,8 @@ export interface TaskflowOptions extends DurableOptions {
   definitionCacheRedis?: Redis | undefined;
   /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
+  /** Serves the Console's API under /console in this process (docs/console.md); none: no Console. */
+  console?: ConsoleOptions | undefined;
 }
 
 export interface Taskflow {
@@ -139,6 +142,7 @@ export async function createTaskflow(
         ...(config.coordination === "sql" ? {} : { coordination: () => coordination.ping() }),
       },
     });
+    if (options.console) mountConsole(server, { config, coordination, directory }, options.console);
     await database.migrate();
     // The first owner heartbeat before this node can open a fence; the jobs below keep beating.
     await database.cacheLedger.beat(ledgerOwner());

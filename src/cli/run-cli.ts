@@ -21,7 +21,7 @@ import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";
 import type { CliIo } from "./cli-io.ts";
 
-export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker]
+export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker] [--console]
 
 Commands:
   serve      run the HTTP server on ADDR (default :8081; 127.0.0.1:8081 in
@@ -55,6 +55,7 @@ Options:
   --workflows <m>  a .ts, .js or .mjs module; every workflow(...) it exports is registered
   --no-worker      serve: an API-only node that executes no run; with --workflows
                    their names are accepted for starts, and workers run them
+  --console        serve: also the Console's API under /console (docs/console.md)
   --ready          health: ask the readiness route (/readyz) instead of /healthz
   --name, --tenant, --expires
                    keys create: the key's name, its tenant, its expiry
@@ -95,6 +96,7 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
         config: { type: "string" },
         workflows: { type: "string" },
         "no-worker": { type: "boolean" },
+        console: { type: "boolean" },
         ready: { type: "boolean" },
         name: { type: "string" },
         tenant: { type: "string" },
@@ -123,8 +125,12 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   const workflows = parsed.values.workflows;
   const noWorker = parsed.values["no-worker"] === true;
   if (noWorker && command !== "serve") return usage(io, "--no-worker is an option of serve");
+  const withConsole = parsed.values.console === true;
+  if (withConsole && command !== "serve") return usage(io, "--console is an option of serve");
   try {
-    if (command === "serve") return await serve(env, configFile, io, workflows, noWorker);
+    if (command === "serve") {
+      return await serve(env, configFile, io, workflows, { noWorker, withConsole });
+    }
     if (command === "worker") {
       if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
       return await worker(env, configFile, io, workflows);
@@ -142,7 +148,7 @@ async function serve(
   configFile: string | undefined,
   io: CliIo,
   workflows: string | undefined,
-  noWorker: boolean,
+  { noWorker, withConsole }: { noWorker: boolean; withConsole: boolean },
 ): Promise<number> {
   // Keys are required outside development, but stored keys count: createTaskflow
   // checks once the database is migrated (require-keys-at-start.ts).
@@ -152,6 +158,7 @@ async function serve(
   const taskflow = await createTaskflow(config, {
     workflows: mod,
     ...(noWorker ? { worker: false } : {}),
+    ...(withConsole ? { console: {} } : {}),
   });
   let address: string;
   try {
@@ -167,6 +174,7 @@ async function serve(
     error: (o, m) => log.error(o, m),
   });
   io.out(`taskflow: listening on ${address}\n`);
+  if (withConsole) io.out(`taskflow: Console API on ${address}/console/api\n`);
   const names = mod === undefined ? [] : workflowNames(mod);
   if (noWorker) {
     const accepted = names.length > 0 ? `; accepting starts of ${names.join(", ")}` : "";

@@ -85,6 +85,24 @@ export interface TaskflowConfig {
   readonly definitionLockTimeout: number;
   /** A fence incomplete this long (ms), or whose owner stopped beating, is completed by the reaper; 0: never. */
   readonly definitionFenceMaxAge: number;
+  /** The key the Console calls the engine with; null: the first of WF_API_KEYS (docs/console.md). */
+  readonly consoleApiKey: string | null;
+  /** Lower-case header an authenticating proxy names the user in; null: trusted-header login off. */
+  readonly consoleTrustedHeader: string | null;
+  /** IPs and CIDRs allowed to send consoleTrustedHeader; a request from elsewhere with it is refused. */
+  readonly consoleTrustedProxies: readonly string[];
+  /** Directory groups whose members are Console operators. */
+  readonly consoleOperatorGroups: readonly string[];
+  /** Directory groups whose members are Console admins (operators too). */
+  readonly consoleAdminGroups: readonly string[];
+  /** Origins allowed to send mutating Console requests; empty: the request's own Host. */
+  readonly consoleOrigins: readonly string[];
+  /** Lifetime (ms) of a Console session token; a refresh renews it. */
+  readonly consoleSessionTtl: number;
+  /** Lifetime (ms) of a Console login: its refresh token rotates within it. */
+  readonly consoleRefreshTtl: number;
+  /** Directory of the Console's built pages; null: none served (the API alone). */
+  readonly consoleStaticDir: string | null;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -120,6 +138,15 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "definitionCachePoll",
   "definitionLockTimeout",
   "definitionFenceMaxAge",
+  "consoleApiKey",
+  "consoleTrustedHeader",
+  "consoleTrustedProxies",
+  "consoleOperatorGroups",
+  "consoleAdminGroups",
+  "consoleOrigins",
+  "consoleSessionTtl",
+  "consoleRefreshTtl",
+  "consoleStaticDir",
 ];
 
 /**
@@ -176,6 +203,20 @@ export interface ConfigOverrides {
   definitionLockTimeout?: string | number | undefined;
   /** Milliseconds, as a number or a string of digits; 0 or "off": the reaper never completes a fence. */
   definitionFenceMaxAge?: string | number | undefined;
+  consoleApiKey?: string | null | undefined;
+  /** A header name, e.g. "X-Forwarded-User"; "" or null: off. */
+  consoleTrustedHeader?: string | null | undefined;
+  /** IPs and CIDRs, as a comma string or a list. */
+  consoleTrustedProxies?: string | readonly string[] | undefined;
+  consoleOperatorGroups?: string | readonly string[] | undefined;
+  consoleAdminGroups?: string | readonly string[] | undefined;
+  /** "https://console.example.com", as a comma string or a list. */
+  consoleOrigins?: string | readonly string[] | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  consoleSessionTtl?: string | number | undefined;
+  /** Milliseconds, as a number or a string of digits. */
+  consoleRefreshTtl?: string | number | undefined;
+  consoleStaticDir?: string | null | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -67,6 +67,14 @@ export const DEFAULT_DEFINITION_LOCK_TIMEOUT_MS = 10_000;
 export const DEFAULT_DEFINITION_FENCE_MAX_AGE_MS = 60_000;
 
 /**
+ * Console sessions: 15 minutes bounds how long a stolen session token (or a
+ * revoked login's last session) works; 8 hours is a working day, after which
+ * the person logs in again with a fresh code.
+ */
+export const DEFAULT_CONSOLE_SESSION_TTL_MS = 15 * 60 * 1000;
+export const DEFAULT_CONSOLE_REFRESH_TTL_MS = 8 * 60 * 60 * 1000;
+
+/**
  * The first layer. nodeEnv defaults to production: the CLI treats an unset
  * NODE_ENV as production so that a forgotten variable fails closed (keys required);
  * `npm start` sets development explicitly.
@@ -103,5 +111,14 @@ export function defaultsLayer(): Layer {
     definitionCachePoll: DEFAULT_DEFINITION_CACHE_POLL_MS,
     definitionLockTimeout: DEFAULT_DEFINITION_LOCK_TIMEOUT_MS,
     definitionFenceMaxAge: DEFAULT_DEFINITION_FENCE_MAX_AGE_MS,
+    consoleApiKey: null,
+    consoleTrustedHeader: null,
+    consoleTrustedProxies: [],
+    consoleOperatorGroups: [],
+    consoleAdminGroups: [],
+    consoleOrigins: [],
+    consoleSessionTtl: DEFAULT_CONSOLE_SESSION_TTL_MS,
+    consoleRefreshTtl: DEFAULT_CONSOLE_REFRESH_TTL_MS,
+    consoleStaticDir: null,
   });
 }

@@ -34,6 +34,15 @@ const VARIABLES = {
   WF_DEFINITION_CACHE_POLL: "definitionCachePoll",
   WF_DEFINITION_LOCK_TIMEOUT: "definitionLockTimeout",
   WF_DEFINITION_FENCE_MAX_AGE: "definitionFenceMaxAge",
+  WF_CONSOLE_API_KEY: "consoleApiKey",
+  WF_CONSOLE_TRUSTED_HEADER: "consoleTrustedHeader",
+  WF_CONSOLE_TRUSTED_PROXIES: "consoleTrustedProxies",
+  WF_CONSOLE_OPERATOR_GROUPS: "consoleOperatorGroups",
+  WF_CONSOLE_ADMIN_GROUPS: "consoleAdminGroups",
+  WF_CONSOLE_ORIGINS: "consoleOrigins",
+  WF_CONSOLE_SESSION_TTL: "consoleSessionTtl",
+  WF_CONSOLE_REFRESH_TTL: "consoleRefreshTtl",
+  WF_CONSOLE_STATIC_DIR: "consoleStaticDir",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

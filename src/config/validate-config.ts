@@ -36,6 +36,17 @@ import {
   parseSentinelName,
   parseSentinels,
 } from "./parse-coordination.ts";
+import {
+  assertConsoleSettings,
+  parseConsoleApiKey,
+  parseConsoleGroups,
+  parseOrigins,
+  parseRefreshTtl,
+  parseSessionTtl,
+  parseStaticDir,
+  parseTrustedHeader,
+  parseTrustedProxies,
+} from "./parse-console.ts";
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   addr: parseAddr,
@@ -68,6 +79,15 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   definitionCachePoll: parseCachePoll,
   definitionLockTimeout: parseLockTimeout,
   definitionFenceMaxAge: parseCacheDuration,
+  consoleApiKey: parseConsoleApiKey,
+  consoleTrustedHeader: parseTrustedHeader,
+  consoleTrustedProxies: parseTrustedProxies,
+  consoleOperatorGroups: parseConsoleGroups,
+  consoleAdminGroups: parseConsoleGroups,
+  consoleOrigins: parseOrigins,
+  consoleSessionTtl: parseSessionTtl,
+  consoleRefreshTtl: parseRefreshTtl,
+  consoleStaticDir: parseStaticDir,
 };
 
 export interface ValidateOptions {
@@ -103,6 +123,7 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   const config = out as unknown as TaskflowConfig;
   assertCoordinationSettings(config);
   assertDefinitionCacheSettings(config);
+  assertConsoleSettings(config);
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
   const frozen = deepFreeze(withDevelopmentHost(config, merged));
   recordSources(frozen, merged);

@@ -1,0 +1,97 @@
+/**
+ * The Console's server side, a BFF: the browser talks to /console/api with a
+ * session cookie, and the Console calls the engine with the API key and the
+ * session's user. The browser never holds the key (docs/console.md).
+ *
+ * Register with the prefix /console beside the engine's routes:
+ *   app.register(consolePlugin, { prefix: CONSOLE_PREFIX, ...deps })
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
+import { notFound } from "../domain/errors.ts";
+import type { Coordination } from "../engine/coordination/coordination.ts";
+import type { Directory } from "../engine/ports.ts";
+import type { AuthDeps } from "./console-auth.ts";
+import { ConsoleSessions } from "./console-sessions.ts";
+import { codeLoginRoutes } from "./code-login-routes.ts";
+import { LogCodeSender, type CodeSender } from "./code-sender.ts";
+import { codeLoginMode } from "./console-start.ts";
+import { engineProxyRoutes } from "./engine-proxy-routes.ts";
+import type { EngineTarget } from "./engine-forwarder.ts";
+import { originRefusal } from "./request-origin.ts";
+import { setSecurityHeaders } from "./security-headers.ts";
+import { sessionRoutes } from "./session-routes.ts";
+import { consoleCookies } from "./session-cookies.ts";
+import { trustedProxies } from "./trusted-proxies.ts";
+
+export const CONSOLE_PREFIX = "/console";
+/** The Console acts in one tenant: its logins and the engine calls it makes. */
+export const CONSOLE_TENANT = "default";
+
+export interface ConsoleDeps {
+  config: TaskflowConfig;
+  coordination: Coordination;
+  directory: Directory;
+  engine: EngineTarget;
+  /** Delivers login codes; none: the log in development, no code login outside it (see console-start.ts). */
+  codeSender?: CodeSender | undefined;
+}
+
+export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  const { config, coordination, directory } = deps;
+  const mode = codeLoginMode(config, deps.codeSender);
+  const sessions = new ConsoleSessions(coordination.tokens, CONSOLE_TENANT, {
+    sessionTtlMs: config.consoleSessionTtl,
+    refreshTtlMs: config.consoleRefreshTtl,
+  });
+  const auth: AuthDeps = {
+    sessions,
+    cookies: consoleCookies(!isDevelopment(config)),
+    directory,
+    roleGroups: {
+      operatorGroups: config.consoleOperatorGroups,
+      adminGroups: config.consoleAdminGroups,
+    },
+    trustedHeader: config.consoleTrustedHeader,
+    fromTrustedProxy: trustedProxies(config.consoleTrustedProxies),
+  };
+
+  // Declared up front so every request object keeps one shape (V8 hidden classes).
+  app.decorateRequest("consoleUser", undefined);
+  app.addHook("onRequest", setSecurityHeaders);
+  // The error handler logs the refusal (at info) and answers it as problem+json.
+  app.addHook("onRequest", (req, _reply, done) => {
+    done(originRefusal(req, config.consoleOrigins) ?? undefined);
+  });
+  app.setNotFoundHandler((req: FastifyRequest, _reply: FastifyReply) => {
+    throw notFound("Console route", `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`);
+  });
+
+  await app.register(
+    async (api) => {
+      if (mode !== "off") {
+        const sender = deps.codeSender ?? new LogCodeSender(app.log, config.nodeEnv);
+        await api.register(codeLoginRoutes, {
+          tenant: CONSOLE_TENANT,
+          codes: coordination.codes,
+          limiters: coordination.limiters,
+          sender,
+          sessions,
+          cookies: auth.cookies,
+          directory,
+          roleGroups: auth.roleGroups,
+        });
+      }
+      await api.register(sessionRoutes, auth);
+      await api.register(engineProxyRoutes, { ...auth, engine: deps.engine });
+    },
+    { prefix: "/api" },
+  );
+  if (config.consoleStaticDir !== null) {
+    // The seam for the built pages (a later change serves them from here).
+    app.log.warn(
+      { dir: config.consoleStaticDir },
+      "WF_CONSOLE_STATIC_DIR is set, but this version serves the Console API only",
+    );
+  }
+}

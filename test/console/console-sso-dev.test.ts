@@ -1,0 +1,196 @@
+/**
+ * The Console's other ways in, on SQLite: the trusted header of an
+ * authenticating proxy (only from WF_CONSOLE_TRUSTED_PROXIES), and the
+ * development login whose code is written to the log. And the start-time
+ * refusals of a Console that could not log anyone in or reach the engine.
+ */
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { describe, it } from "node:test";
+import pino from "pino";
+import { ConfigError } from "../../src/config/config-error.ts";
+import {
+  API_KEY,
+  browser,
+  logIn,
+  consoleTestOptions,
+  jarFrom,
+  ORIGIN,
+  setCookies,
+  startConsoleNode,
+} from "./support/console-node.ts";
+
+const SSO = {
+  consoleTrustedHeader: "X-Forwarded-User",
+  consoleTrustedProxies: "10.1.0.0/16, 192.0.2.7",
+};
+const PROXY = "10.1.2.3";
+
+/** A pino logger at info whose lines the test reads. */
+function capture() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: "info" }, sink) };
+}
+
+void describe("console behind an authenticating proxy (sqlite)", async () => {
+  const options = await consoleTestOptions("sqlite");
+
+  void it(
+    "the trusted header is refused from any other peer, accepted from a trusted proxy",
+    options,
+    async () => {
+      const node = await startConsoleNode("sqlite", SSO, { withSender: false });
+      try {
+        const session = (remoteAddress: string, user: string, cookie?: string) =>
+          node.call({
+            method: "GET",
+            url: "/console/api/session",
+            remoteAddress,
+            headers: { "x-forwarded-user": user, ...(cookie === undefined ? {} : { cookie }) },
+          });
+        for (const peer of ["127.0.0.1", "10.2.0.1", "192.0.2.8"]) {
+          const r = await session(peer, "bob");
+          assert.equal(r.statusCode, 403, `${peer}: ${r.body}`);
+          assert.equal(r.json<{ code: string }>().code, "Forbidden");
+          assert.equal(setCookies(r).size, 0, `${peer}: no login`);
+        }
+        const first = await session(PROXY, "bob");
+        assert.equal(first.statusCode, 200, first.body);
+        assert.equal(first.json<{ userId: string }>().userId, "bob");
+        const jar = jarFrom(first);
+        assert.ok(jar.tf_session && jar.tf_refresh && jar.tf_csrf, "a login was issued");
+        // The login is reused while the proxy keeps naming the same user.
+        const again = await session("::ffff:192.0.2.7", "bob", browser(jar).read().cookie);
+        assert.equal(again.statusCode, 200, again.body);
+        assert.equal(setCookies(again).size, 0);
+        // Another user named by the proxy gets a login of their own, not bob's.
+        const carol = await session(PROXY, "carol", browser(jar).read().cookie);
+        assert.equal(carol.json<{ userId: string }>().userId, "carol");
+        assert.equal(setCookies(carol).size, 3);
+        const stranger = await session(PROXY, "mallory");
+        assert.equal(stranger.statusCode, 403, "a user the directory does not know");
+        // Without a sender, outside development, there is no code login at all.
+        const code = await node.call({
+          method: "POST",
+          url: "/console/api/auth/code",
+          remoteAddress: PROXY,
+          headers: { origin: ORIGIN },
+          payload: { userId: "bob" },
+        });
+        assert.equal(code.statusCode, 404, code.body);
+      } finally {
+        await node.close();
+      }
+    },
+  );
+
+  void it(
+    "production: neither the login code nor the API key reaches the log",
+    options,
+    async () => {
+      const { lines, logger } = capture();
+      const node = await startConsoleNode("sqlite", {}, { logger });
+      try {
+        const b = await logIn(node, "bob");
+        await node.call({ method: "GET", url: "/console/api/engine/tasks", headers: b.read() });
+        const code = node.sender.last("bob");
+        assert.ok(lines.length > 3, "the node logged its requests");
+        assert.ok(!lines.some((l) => l.includes(`"${code}"`)), "the code is not logged");
+        assert.ok(!lines.some((l) => l.includes(API_KEY)), "the API key is not logged");
+      } finally {
+        await node.close();
+      }
+    },
+  );
+
+  void it(
+    "development: the code goes to the log with the user id; cookies without Secure",
+    options,
+    async () => {
+      const { lines, logger } = capture();
+      const node = await startConsoleNode(
+        "sqlite",
+        { nodeEnv: "development" },
+        { logger, withSender: false },
+      );
+      try {
+        const asked = await node.call({
+          method: "POST",
+          url: "/console/api/auth/code",
+          headers: { origin: ORIGIN },
+          payload: { userId: "bob" },
+        });
+        assert.equal(asked.statusCode, 202, asked.body);
+        const line = lines
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.loginCode);
+        assert.ok(line, "the code was logged");
+        assert.equal(line.userId, "bob");
+        assert.equal(line.level, 30, "at info");
+        const verified = await node.call({
+          method: "POST",
+          url: "/console/api/auth/verify",
+          headers: { origin: ORIGIN },
+          payload: { userId: "bob", code: String(line.loginCode) },
+        });
+        assert.equal(verified.statusCode, 200, verified.body);
+        assert.ok(!lines.some((l) => l.includes(API_KEY)), "the API key is not logged");
+        assert.ok(!lines.some((l) => l.includes(API_KEY)), "the API key is not logged");
+        for (const [name, set] of setCookies(verified)) {
+          assert.doesNotMatch(set, /Secure/, `${name} has no Secure in development`);
+          assert.match(set, /HttpOnly|tf_csrf/);
+        }
+      } finally {
+        await node.close();
+      }
+    },
+  );
+
+  void it(
+    "outside development without a code sender or a trusted proxy, the Console does not start",
+    options,
+    async () => {
+      await assert.rejects(startConsoleNode("sqlite", {}, { withSender: false }), (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.match(e.message, /NODE_ENV is "production"/);
+        assert.match(e.message, /CodeSender/);
+        assert.match(e.message, /WF_CONSOLE_TRUSTED_HEADER/);
+        return true;
+      });
+    },
+  );
+
+  void it(
+    "an engine that refuses the Console's key is a 503 for the browser, not a 401, and the key stays hidden",
+    options,
+    async () => {
+      const wrongKey = `wrong-${"w".repeat(30)}`;
+      const node = await startConsoleNode("sqlite", { consoleApiKey: wrongKey });
+      try {
+        const b = await logIn(node, "bob");
+        const r = await node.call({
+          method: "GET",
+          url: "/console/api/engine/tasks",
+          headers: b.read(),
+        });
+        assert.equal(r.statusCode, 503, r.body);
+        assert.equal(r.json<{ code: string }>().code, "Unavailable");
+        assert.ok(!r.body.includes(wrongKey));
+        const session = await node.call({
+          method: "GET",
+          url: "/console/api/session",
+          headers: b.read(),
+        });
+        assert.equal(session.statusCode, 200, "the browser's login is untouched");
+      } finally {
+        await node.close();
+      }
+    },
+  );
+});
