@@ -66,13 +66,15 @@ export function redisRevisionSignal(options: RedisRevisionSignalOptions): Revisi
         connectionName: subscriberName(channel),
       });
       subscriber = sub;
-      sub.on("error", (e: Error) =>
+      const unreachable = (e: unknown) => {
+        if (closed) return;
         warn(
           "redis-subscriber",
-          { cause: e.message },
+          { cause: causeOf(e) },
           "definition cache: the revision subscriber cannot reach Redis; retrying, other nodes' changes are seen at the poll",
-        ),
-      );
+        );
+      };
+      sub.on("error", unreachable);
       sub.on("message", (from: string, payload: string) => {
         if (!closed && from === channel && payload !== self) onMoved();
       });
@@ -82,12 +84,14 @@ export function redisRevisionSignal(options: RedisRevisionSignalOptions): Revisi
           () => {
             if (!closed) onMoved();
           },
-          (e: unknown) =>
+          (e: unknown) => {
+            if (closed) return;
             warn(
               "redis-subscribe",
               { cause: causeOf(e) },
               "definition cache: SUBSCRIBE failed; retried when the connection is back",
-            ),
+            );
+          },
         );
       sub.on("ready", () => {
         listening = listen();
@@ -97,12 +101,7 @@ export function redisRevisionSignal(options: RedisRevisionSignalOptions): Revisi
         await (listening ?? listen());
       } catch (e) {
         // ioredis keeps reconnecting; the ready handler subscribes once it can.
-        if (closed) return;
-        warn(
-          "redis-subscriber",
-          { cause: causeOf(e) },
-          "definition cache: the revision subscriber cannot reach Redis; retrying, other nodes' changes are seen at the poll",
-        );
+        unreachable(e);
       }
     },
 
