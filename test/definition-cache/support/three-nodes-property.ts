@@ -59,7 +59,7 @@ const BOUNDED_SLACK_MS = 1000;
 
 const modes = [
   { mode: "strict", boundMs: 0, skip: undefined },
-  { mode: "bounded", boundMs: POLL_MS + BOUNDED_SLACK_MS, skip: "bounded mode not on main yet" },
+  { mode: "bounded", boundMs: POLL_MS + BOUNDED_SLACK_MS, skip: undefined },
 ] as const;
 
 export interface Deployment {
