@@ -8,7 +8,7 @@
 import { isIP } from "node:net";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import type { TaskflowConfig } from "./config.ts";
-import { parseApiKeys, parseIds } from "./parse-values.ts";
+import { parseApiKeys, parseIds, parseWholeMs } from "./parse-values.ts";
 
 /** An HTTP header field name (RFC 9110 token), e.g. X-Forwarded-User. */
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
@@ -78,21 +78,11 @@ export function parseOrigins(value: unknown): string[] {
   });
 }
 
-function ms(value: unknown, min: number, max: number): number {
-  const text = typeof value === "string" ? value.trim() : undefined;
-  const n = text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    throw new InvalidValue(
-      `${JSON.stringify(value)} is not a number of milliseconds between ${min} and ${max}`,
-    );
-  }
-  return n;
-}
-
 /** A minute to a day: shorter makes the page refresh constantly, longer defeats revocation. */
-export const parseSessionTtl = (value: unknown) => ms(value, MINUTE_MS, 24 * HOUR_MS);
+export const parseSessionTtl = (value: unknown) => parseWholeMs(value, MINUTE_MS, 24 * HOUR_MS);
 /** Five minutes to 30 days. */
-export const parseRefreshTtl = (value: unknown) => ms(value, 5 * MINUTE_MS, 30 * 24 * HOUR_MS);
+export const parseRefreshTtl = (value: unknown) =>
+  parseWholeMs(value, 5 * MINUTE_MS, 30 * 24 * HOUR_MS);
 
 /** null or "": no built pages served (the API alone). */
 export function parseStaticDir(value: unknown): string | null {

@@ -15,6 +15,7 @@ import {
 } from "../engine/definition-cache/cache-consistency.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import type { TaskflowConfig } from "./config.ts";
+import { parseWholeMs } from "./parse-values.ts";
 
 /** A week: far longer than any useful copy of a definition; a typo in minutes stays visible. */
 const MAX_MS = 7 * 24 * 60 * 60 * 1000;
@@ -41,23 +42,12 @@ export function parseCacheConsistency(value: unknown): CacheConsistencyMode {
 
 /** The bounded mode's poll: 50 ms (a query per node 20 times a second) to a minute. */
 export function parseCachePoll(value: unknown): number {
-  return wholeMs(value, 50, 60_000);
+  return parseWholeMs(value, 50, 60_000);
 }
 
 /** A publish's wait for its definition's lock: 0 (try once) to a minute. */
 export function parseLockTimeout(value: unknown): number {
-  return wholeMs(value, 0, 60_000);
-}
-
-function wholeMs(value: unknown, min: number, max: number): number {
-  const text = typeof value === "string" ? value.trim() : undefined;
-  const n = text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    throw new InvalidValue(
-      `${JSON.stringify(value)} is not a number of milliseconds between ${min} and ${max}`,
-    );
-  }
-  return n;
+  return parseWholeMs(value, 0, 60_000);
 }
 
 /** Milliseconds (a number or a string of digits), 0 – one week; 0 or "off": this expiry is not used. */

@@ -124,3 +124,15 @@ export function parseSqliteSynchronous(value: unknown): SqliteSynchronous {
   }
   return v as SqliteSynchronous;
 }
+
+/** Whole milliseconds (a number or a string of digits) between `min` and `max`. */
+export function parseWholeMs(value: unknown, min: number, max: number): number {
+  const text = typeof value === "string" ? value.trim() : undefined;
+  const n = text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new InvalidValue(
+      `${JSON.stringify(value)} is not a number of milliseconds between ${min} and ${max}`,
+    );
+  }
+  return n;
+}

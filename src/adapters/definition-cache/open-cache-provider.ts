@@ -8,7 +8,7 @@
 import type { Redis } from "ioredis";
 import type { TaskflowConfig } from "../../config/config.ts";
 import type { CacheProvider, CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
-import { connectRedis } from "../coordination/open-coordination.ts";
+import { openCacheRedis } from "./cache-redis.ts";
 import { memoryCacheProvider } from "./memory-cache-provider.ts";
 import { redisCacheProvider } from "./redis-cache-provider.ts";
 
@@ -51,15 +51,7 @@ export function openCacheProvider(
           log: options.log,
         });
       }
-      const redis = connectRedis({
-        kind: "redis",
-        keyPrefix: "",
-        redisUrl: config.redisUrl,
-        redisSentinel:
-          config.redisSentinels.length > 0 && config.redisSentinelName !== null
-            ? { name: config.redisSentinelName, hosts: config.redisSentinels }
-            : null,
-      });
+      const redis = openCacheRedis(config);
       return redisCacheProvider({ redis, ownsConnection: true, defaults, log: options.log });
     }
   }

@@ -18,7 +18,7 @@ import type { CacheConsistency } from "../../engine/definition-cache/cache-consi
 import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
 import type { RevisionSignal } from "../../engine/definition-cache/revision-signal.ts";
 import { strictConsistency } from "../../engine/definition-cache/strict-consistency.ts";
-import { connectRedis } from "../coordination/open-coordination.ts";
+import { openCacheRedis } from "./cache-redis.ts";
 import { pgRevisionSignal } from "./pg-revision-signal.ts";
 import { pollOnlyRevisionSignal } from "./poll-only-revision-signal.ts";
 import { redisRevisionSignal, revisionChannel } from "./redis-revision-signal.ts";
@@ -82,15 +82,7 @@ export function revisionSignalFor(
         log: options.log,
       });
     }
-    const redis = connectRedis({
-      kind: "redis",
-      keyPrefix: "",
-      redisUrl: config.redisUrl,
-      redisSentinel:
-        config.redisSentinels.length > 0 && config.redisSentinelName !== null
-          ? { name: config.redisSentinelName, hosts: config.redisSentinels }
-          : null,
-    });
+    const redis = openCacheRedis(config);
     return redisRevisionSignal({ redis, ownsConnection: true, channel, log: options.log });
   }
   return pollOnlyRevisionSignal();
