@@ -240,17 +240,24 @@ export async function threeNodeSuites(d: Deployment): Promise<void> {
         assert.ok(s.readsRacingAPublish > 0, "some reads raced publishes (the property bit)");
       });
 
-      void it("POST /v1/processes on another node right after a publish starts the new version", async () => {
+      void it(`POST /v1/processes on every node ${m.boundMs === 0 ? "right after" : "within the bound after"} a publish starts the new version`, async () => {
         for (let i = 0; i < 6; i++) {
           const from = nodes[i % 3]!;
           const version = await publishOn(from, "alpha", `start-${i}`);
-          for (const node of nodes) {
-            const r = await call(node, "POST", "/v1/processes", { processKey: "alpha" });
-            assert.equal(r.status, 201, r.body);
-            assert.equal((JSON.parse(r.body) as { version: number }).version, version);
-          }
+          // The publishing node sees its own change at once; in bounded mode the others may
+          // lag by up to the bound (strict: 0, no wait).
+          const others = nodes.filter((n) => n !== from);
+          await startsVersion(from, version);
+          await new Promise((r) => setTimeout(r, m.boundMs));
+          for (const node of others) await startsVersion(node, version);
         }
       });
+
+      async function startsVersion(node: ServerProcess, version: number): Promise<void> {
+        const r = await call(node, "POST", "/v1/processes", { processKey: "alpha" });
+        assert.equal(r.status, 201, r.body);
+        assert.equal((JSON.parse(r.body) as { version: number }).version, version);
+      }
 
       void it("the cache served reads: with the versions table locked every node still answers", async () => {
         const expected = await Promise.all(KEYS.map((k) => latestOf(nodes[0]!, k)));
