@@ -37,6 +37,7 @@
  * and own no fence are deleted (every restart leaves one behind), and the
  * ledger is pruned.
  */
+import { isTaskflowError } from "../../domain/errors.ts";
 import type { SingletonJob } from "../coordination/singleton-jobs.ts";
 import type { CacheLedger, OwnedFence } from "./cache-ledger.ts";
 import type { CacheWarnLog } from "./cache-provider.ts";
@@ -98,8 +99,7 @@ export async function reapFences(
     if (signal.aborted) return reaped;
     const reason = reapReason(fence, rule);
     if (reason === null) continue;
-    const { completed } = await o.ledger.completeOrphan(fence.mutationId);
-    if (!completed) continue; // its writer, an operator or another reaper was first
+    if (!(await completedHere(o, fence))) continue; // its writer, an operator or another reaper was first
     reaped.push({ fence, reason });
     logReaped(o.log, fence, reason);
   }
@@ -109,6 +109,20 @@ export async function reapFences(
   // per scope plus the fences in flight (prune is safe beside other nodes).
   await o.ledger.prune();
   return reaped;
+}
+
+/**
+ * Completes the fence; false when someone else already had. Another reaper may
+ * have completed it and pruned its row since the list was read: the ledger
+ * then no longer knows the id (NotFound), which means the same.
+ */
+async function completedHere(o: FenceReaperOptions, fence: OwnedFence): Promise<boolean> {
+  try {
+    return (await o.ledger.completeOrphan(fence.mutationId)).completed;
+  } catch (e) {
+    if (isTaskflowError(e) && e.code === "NotFound") return false;
+    throw e;
+  }
 }
 
 function logReaped(log: CacheWarnLog, fence: OwnedFence, reason: ReapReason): void {
