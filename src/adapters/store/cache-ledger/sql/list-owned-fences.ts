@@ -10,7 +10,9 @@
  */
 import type { CacheScope, OwnedFence } from "../../../../engine/definition-cache/cache-ledger.ts";
 import { toNumber, type LedgerDb } from "../ledger-rows.ts";
-import { MAX_LISTED } from "./list-incomplete.ts";
+
+/** A listing that does not fit a terminal helps no one; a reaper does the rest next round. */
+export const MAX_LISTED = 1000;
 
 export async function listOwnedFences(db: LedgerDb, now: number): Promise<OwnedFence[]> {
   const rows = await db
