@@ -40,3 +40,14 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   }
 }
 console.log(`build: dist/ written; ${rewritten} declaration files' imports rewritten to .js`);
+
+// The Console's pages (React, bundled by Vite) into dist/console-ui; served under /console.
+const vitePackage = createRequire(import.meta.url).resolve("vite/package.json");
+const vite = join(vitePackage, "..", "bin", "vite.js");
+const pages = spawnSync(
+  process.execPath,
+  [vite, "build", "--config", join(root, "console-ui", "vite.config.ts"), "--logLevel", "warn"],
+  { stdio: "inherit", cwd: root },
+);
+if (pages.status !== 0) process.exit(pages.status ?? 1);
+console.log("build: dist/console-ui written (the Console's pages)");

@@ -16,7 +16,9 @@ import { ConsoleSessions } from "./console-sessions.ts";
 import { codeLoginRoutes } from "./code-login-routes.ts";
 import { LogCodeSender, type CodeSender } from "./code-sender.ts";
 import { codeLoginMode } from "./console-start.ts";
+import { consolePages, consolePagesDir, pageFallback } from "./console-pages.ts";
 import { engineProxyRoutes } from "./engine-proxy-routes.ts";
+import { liveEventsRoutes } from "./live-events-routes.ts";
 import type { EngineTarget } from "./engine-forwarder.ts";
 import { originRefusal } from "./request-origin.ts";
 import { setSecurityHeaders } from "./security-headers.ts";
@@ -27,6 +29,8 @@ import { trustedProxies } from "./trusted-proxies.ts";
 export const CONSOLE_PREFIX = "/console";
 /** The Console acts in one tenant: its logins and the engine calls it makes. */
 export const CONSOLE_TENANT = "default";
+/** How often a live page's data is compared (live-events-routes.ts): its delay, at most. */
+const LIVE_POLL_MS = 1000;
 
 export interface ConsoleDeps {
   config: TaskflowConfig;
@@ -63,7 +67,15 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
   app.addHook("onRequest", (req, _reply, done) => {
     done(originRefusal(req, config.consoleOrigins) ?? undefined);
   });
-  app.setNotFoundHandler((req: FastifyRequest, _reply: FastifyReply) => {
+  const pages = consolePagesDir(config.consoleStaticDir);
+  if (pages !== null) await consolePages(app, pages);
+  else
+    app.log.warn("console: the pages are not built (npm run build); serving the Console API only");
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    if (pages !== null) {
+      const page = pageFallback(req, reply);
+      if (page !== null) return page;
+    }
     throw notFound("Console route", `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`);
   });
 
@@ -84,14 +96,12 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       await api.register(sessionRoutes, auth);
       await api.register(engineProxyRoutes, { ...auth, engine: deps.engine });
+      await api.register(liveEventsRoutes, {
+        ...auth,
+        engine: deps.engine,
+        pollMs: LIVE_POLL_MS,
+      });
     },
     { prefix: "/api" },
   );
-  if (config.consoleStaticDir !== null) {
-    // The seam for the built pages (a later change serves them from here).
-    app.log.warn(
-      { dir: config.consoleStaticDir },
-      "WF_CONSOLE_STATIC_DIR is set, but this version serves the Console API only",
-    );
-  }
 }

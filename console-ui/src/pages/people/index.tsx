@@ -1,0 +1,4 @@
+/** The people area's pages. */
+import type { AreaPage } from "../../area.ts";
+
+export const peoplePages: AreaPage[] = [];

@@ -1,0 +1,129 @@
+/**
+ * GET /console/api/events?topic=inbox|runs: server-sent events that tell an open page
+ * its data changed, so it reads it again (nothing else travels on the stream).
+ *
+ * The engine has no change feed a page could follow, so each stream polls the engine's
+ * own lists as its user (the inbox: the user's tasks and their groups'; runs: the newest
+ * page of durable runs, for operators) every `pollMs` and sends an event when the answer
+ * differs from the last one. The cost is one or two list reads per open page per second;
+ * the engine answers a first page in about a millisecond, so a hundred open pages cost
+ * about 10% of one core. The login is checked again at each poll: a revoked login ends
+ * its streams within one interval.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { forbidden, validation } from "../domain/errors.ts";
+import type { Directory } from "../engine/ports.ts";
+import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
+import { forward, type EngineTarget } from "./engine-forwarder.ts";
+import { holds } from "./roles.ts";
+
+export interface LiveEventsDeps extends AuthDeps {
+  engine: EngineTarget;
+  pollMs: number;
+}
+
+const TOPICS = ["inbox", "runs"] as const;
+type Topic = (typeof TOPICS)[number];
+/** A comment line now and then keeps proxies from closing an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+export function liveEventsRoutes(
+  app: FastifyInstance,
+  deps: LiveEventsDeps,
+  done: (err?: Error) => void,
+): void {
+  app.get("/events", { preHandler: requireUser(deps) }, (req, reply) => stream(req, reply, deps));
+  done();
+}
+
+function topicOf(req: FastifyRequest): Topic {
+  const t = (req.query as Record<string, unknown>).topic;
+  const topic = TOPICS.find((x) => x === t);
+  if (topic === undefined) throw validation(`topic must be one of ${TOPICS.join(", ")}`);
+  return topic;
+}
+
+function stream(req: FastifyRequest, reply: FastifyReply, deps: LiveEventsDeps): void {
+  const user = req.consoleUser;
+  if (user === undefined) throw unauthorized("log in to the Console first");
+  const topic = topicOf(req);
+  if (topic === "runs" && !holds(user.roles, "operator")) {
+    throw forbidden("live runs are for operators");
+  }
+  const paths = pathsFor(topic, user.session.userId, deps.directory);
+  const cookies = deps.cookies.read(req);
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-store",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  raw.write("retry: 3000\n\n");
+  let last: string | null = null;
+  let closed = false;
+  let lastWrite = Date.now();
+  const poll = async () => {
+    const live = await deps.sessions.authenticate(cookies.session, cookies.refresh);
+    if (live === null) return end();
+    const digest = await fingerprint(deps.engine, user.session.userId, paths);
+    if (closed) return;
+    if (last !== null && digest !== last) {
+      raw.write(`event: ${topic}\ndata: {}\n\n`);
+      lastWrite = Date.now();
+    } else if (Date.now() - lastWrite > KEEPALIVE_MS) {
+      raw.write(": keepalive\n\n");
+      lastWrite = Date.now();
+    }
+    last = digest;
+  };
+  const end = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(timer);
+    raw.end();
+  };
+  let polling = false;
+  const tick = () => {
+    if (polling || closed) return;
+    polling = true;
+    poll()
+      .catch((e: unknown) => req.log.warn({ err: e }, "console: a live-events poll failed"))
+      .finally(() => (polling = false));
+  };
+  const timer = setInterval(tick, deps.pollMs);
+  raw.on("close", end);
+  tick();
+}
+
+function pathsFor(topic: Topic, userId: string, directory: Directory): string[] {
+  if (topic === "runs") return ["runs?limit=50"];
+  const own = `tasks?user=${encodeURIComponent(userId)}&limit=50`;
+  const groups = directory
+    .groupsOf(userId)
+    .map((g) => `tasks?group=${encodeURIComponent(g)}&limit=50`);
+  return [own, ...groups];
+}
+
+async function fingerprint(
+  engine: EngineTarget,
+  actorId: string,
+  paths: string[],
+): Promise<string> {
+  const hash = createHash("sha256");
+  for (const pathAndQuery of paths) {
+    const a = await forward(engine, {
+      method: "GET",
+      pathAndQuery,
+      actorId,
+      requestId: randomUUID(),
+      contentType: undefined,
+      idempotencyKey: undefined,
+      body: undefined,
+    });
+    hash.update(String(a.status)).update(a.body);
+  }
+  return hash.digest("base64url");
+}
