@@ -63,7 +63,13 @@ export async function startConsoleServer(
     {
       cwd: ROOT,
       env: {
-        ...process.env,
+        // The outer shell's settings stay out: the test decides every one.
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(
+            ([k]) =>
+              !/^(ADDR|DATABASE_URL|WF_.*|NODE_ENV|LOG_LEVEL|TASKFLOW_CONFIG|REDIS_.*)$/.test(k),
+          ),
+        ),
         NODE_ENV: "development",
         DATABASE_URL: `sqlite:${join(dir, "taskflow.db")}`,
         ADDR: `127.0.0.1:${port}`,
