@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { expectAccessible } from "./accessibility.ts";
 import {
   expect,
-  loggedInPage,
+  login,
   screenshot,
   startConsoleServer,
   test as base,
@@ -32,13 +32,13 @@ const test = base.extend<object, { server: ConsoleServer }>({
 const SETTLES = { timeout: 30_000 };
 
 test("a run's timeline shows the failed attempt of a retried step, and a run's final failure", async ({
-  browser,
+  page,
   server,
 }) => {
   test.setTimeout(90_000);
   await server.engine("POST", "workflows/flaky/runs", { id: "flaky-1" });
   await server.engine("POST", "workflows/doomed/runs", { id: "doomed-1" });
-  const page = await loggedInPage(browser, server, "olga");
+  await login(page, server, "olga");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
   await page.getByRole("link", { name: "flaky-1" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Run flaky-1");
@@ -76,11 +76,10 @@ test("a run's timeline shows the failed attempt of a retried step, and a run's f
   await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
   await expectAccessible(page, "a failed run");
   await screenshot(page, "operator-run");
-  await page.context().close();
 });
 
 test("the runs list filters by status, workflow, starter and creation time, and pages", async ({
-  browser,
+  page,
   server,
 }) => {
   const ids = Array.from({ length: 27 }, (_, i) => `leaf-${String(i).padStart(2, "0")}`);
@@ -89,7 +88,7 @@ test("the runs list filters by status, workflow, starter and creation time, and 
   }
   await server.engine("POST", "workflows/leaf/runs", { id: "leaf-carol", input: 1 }, "carol");
   await server.engine("POST", "workflows/hold/runs", { id: "hold-filter" });
-  const page = await loggedInPage(browser, server, "olga");
+  await login(page, server, "olga");
   await page.goto(`${server.url}/console/runs`);
   const rows = page.getByRole("table", { name: "Runs" }).getByRole("row");
 
@@ -126,14 +125,13 @@ test("the runs list filters by status, workflow, starter and creation time, and 
   await page.getByLabel("Created before").fill("2098-01-01T00:00:00");
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page.getByRole("alert")).toContainText("createdAfter");
-  await page.context().close();
 });
 
 test("a new run and a run's new status appear on the open list without a reload", async ({
-  browser,
+  page,
   server,
 }) => {
-  const page = await loggedInPage(browser, server, "olga");
+  await login(page, server, "olga");
   await page.goto(`${server.url}/console/runs?workflow=hold`);
   await expect(page.getByRole("heading", { name: "Runs", level: 1 })).toBeVisible();
   await expect(page.getByRole("link", { name: "a-live-hold" })).toHaveCount(0);
@@ -144,5 +142,4 @@ test("a new run and a run's new status appear on the open list without a reload"
   await expect(row).toContainText("waiting");
   await server.engine("POST", "runs/a-live-hold/signals/approval", { ok: true });
   await expect(row).toContainText("completed");
-  await page.context().close();
 });

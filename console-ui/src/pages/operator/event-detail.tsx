@@ -7,6 +7,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatDuration, formatJson, formatTime, between } from "./format.ts";
 import type { Failure, RunEvent } from "./run-types.ts";
+import { runLink } from "./path-segment.ts";
 
 const field = (e: RunEvent, k: string): unknown => e.data?.[k];
 
@@ -103,7 +104,7 @@ function childLink(e: RunEvent): ReactNode {
   if (typeof id !== "string") return "child run started";
   return (
     <>
-      child run <Link to={`/runs/${encodeURIComponent(id)}`}>{id}</Link> started
+      child run <Link to={runLink(id)}>{id}</Link> started
     </>
   );
 }

@@ -9,13 +9,14 @@ import { ConfirmButton } from "./confirm-button.tsx";
 import { formatDuration, formatTime } from "./format.ts";
 import type { Fence } from "./run-types.ts";
 import { useLoad } from "./use-load.ts";
+import { segment } from "./path-segment.ts";
 
 const readFences = () => engine<{ items: Fence[] }>("admin/cache/mutations");
 
 function FenceRow({ fence, onDone }: { fence: Fence; onDone: (msg: string) => void }) {
   const complete = async () => {
     const r = await engine<{ completed: boolean }>(
-      `admin/cache/mutations/${encodeURIComponent(fence.mutationId)}/complete`,
+      `admin/cache/mutations/${segment(fence.mutationId)}/complete`,
       { method: "POST" },
     );
     onDone(

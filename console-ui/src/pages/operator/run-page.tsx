@@ -15,6 +15,7 @@ import { isFinal, type Run, type RunEvent } from "./run-types.ts";
 import { SignalForm } from "./signal-form.tsx";
 import { StatusBadge } from "./status-badge.tsx";
 import { useLoad } from "./use-load.ts";
+import { runLink, segment } from "./path-segment.ts";
 
 interface RunWithHistory {
   run: Run;
@@ -22,7 +23,7 @@ interface RunWithHistory {
 }
 
 async function readRun(id: string): Promise<RunWithHistory> {
-  const path = `runs/${encodeURIComponent(id)}`;
+  const path = `runs/${segment(id)}`;
   const [run, history] = await Promise.all([
     engine<Run>(path),
     engine<{ items: RunEvent[] }>(`${path}/history`),
@@ -54,7 +55,7 @@ function State({ run }: { run: Run }) {
         <>
           <dt>Parent run</dt>
           <dd>
-            <Link to={`/runs/${encodeURIComponent(run.parentRunId)}`}>{run.parentRunId}</Link>
+            <Link to={runLink(run.parentRunId)}>{run.parentRunId}</Link>
           </dd>
         </>
       )}
@@ -91,7 +92,7 @@ function Values({ run }: { run: Run }) {
 
 function Actions({ run, reload }: { run: Run; reload: () => void }) {
   const cancel = async () => {
-    await engine(`runs/${encodeURIComponent(run.runId)}/cancel`, { method: "POST" });
+    await engine(`runs/${segment(run.runId)}/cancel`, { method: "POST" });
     reload();
   };
   return (

@@ -13,6 +13,7 @@ import { filtersFrom, paramsFrom, runsQuery, type RunFilters } from "./run-filte
 import type { Page, Run } from "./run-types.ts";
 import { StatusBadge } from "./status-badge.tsx";
 import { useLoad } from "./use-load.ts";
+import { runLink } from "./path-segment.ts";
 
 const PAGE_SIZE = 25;
 
@@ -34,7 +35,7 @@ function RunsTable({ runs }: { runs: Run[] }) {
         {runs.map((r) => (
           <tr key={r.runId}>
             <td>
-              <Link to={`/runs/${encodeURIComponent(r.runId)}`}>{r.runId}</Link>
+              <Link to={runLink(r.runId)}>{r.runId}</Link>
             </td>
             <td>{r.workflow}</td>
             <td>

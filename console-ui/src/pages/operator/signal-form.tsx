@@ -5,6 +5,7 @@
 import { useId, useState, type FormEvent } from "react";
 import { engine } from "../../api.ts";
 import { problemText } from "./problem-text.ts";
+import { segment } from "./path-segment.ts";
 
 /** The payload as JSON, or the parser's complaint; empty text is no payload. */
 export function parsePayload(
@@ -37,7 +38,7 @@ export function SignalForm({ runId, onSent }: { runId: string; onSent: () => voi
     }
     setPayloadError(null);
     try {
-      await engine(`runs/${encodeURIComponent(runId)}/signals/${encodeURIComponent(name)}`, {
+      await engine(`runs/${segment(runId)}/signals/${segment(name)}`, {
         method: "POST",
         body: parsed.value,
       });
