@@ -143,3 +143,26 @@ test("a new run and a run's new status appear on the open list without a reload"
   await server.engine("POST", "runs/a-live-hold/signals/approval", { ok: true });
   await expect(row).toContainText("completed");
 });
+
+test("a run past the first 50 (which the live events watch) still refreshes on its page", async ({
+  page,
+  server,
+}) => {
+  // Ids sort as text: these 50 come before every other run, the late one after them all.
+  for (let i = 0; i < 50; i++) {
+    await server.engine("POST", "workflows/leaf/runs", {
+      id: `0000-pad-${String(i).padStart(2, "0")}`,
+      input: i,
+    });
+  }
+  await server.engine("POST", "workflows/hold/runs", { id: "zz-late-hold" });
+  await login(page, server, "olga");
+  await page.goto(`${server.url}/console/runs/zz-late-hold`);
+  const status = page.locator("dl.facts .status");
+  await expect(status).toHaveText("waiting");
+  await server.engine("POST", "runs/zz-late-hold/signals/approval", { ok: true });
+  await expect(status).toHaveText("completed");
+  await expect(page.getByRole("region", { name: "Timeline" })).toContainText(
+    'signal received with payload {"ok":true}',
+  );
+});

@@ -1,13 +1,13 @@
 /**
  * The durable runs, filtered and paged by the engine's cursor (id order, as GET /v1/runs
- * pages them). New runs and status changes arrive by live events: the page in view is
- * read again, at the same cursor.
+ * pages them). New runs and status changes arrive by live events (live-refresh.tsx): the
+ * page in view is read again, at the same cursor.
  */
 import { useCallback, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { engine } from "../../api.ts";
-import { useLive } from "../../live.ts";
 import { formatTime } from "./format.ts";
+import { LiveRefresh } from "./live-refresh.tsx";
 import { RunFilterForm } from "./run-filter-form.tsx";
 import { filtersFrom, paramsFrom, runsQuery, type RunFilters } from "./run-filters.ts";
 import type { Page, Run } from "./run-types.ts";
@@ -64,7 +64,6 @@ export function RunsPage() {
   const query = runsQuery(filters, cursor, PAGE_SIZE);
   const load = useCallback(() => engine<Page<Run>>(query), [query]);
   const { data, error, reload } = useLoad(load, query);
-  useLive("runs", reload);
 
   const apply = (f: RunFilters) => {
     setCursors([null]);
@@ -75,6 +74,7 @@ export function RunsPage() {
   return (
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
+      <LiveRefresh topic="runs" onChange={reload} />
       <RunFilterForm key={params.toString()} value={filters} onApply={apply} />
       {error !== null && (
         <p role="alert" className="error">
