@@ -3,8 +3,8 @@
  * its data changed, so it reads it again (nothing else travels on the stream).
  *
  * The engine has no change feed a page could follow, so each stream polls the engine's
- * own lists as its user (the inbox: the user's tasks and their groups'; runs: the newest
- * page of durable runs, for operators) every `pollMs` and sends an event when the answer
+ * own lists as its user (the inbox: the user's tasks and their groups'; runs: the
+ * unfinished runs, for operators) every `pollMs` and sends an event when the answer
  * differs from the last one. The cost is one or two list reads per open page per second;
  * the engine answers a first page in about a millisecond, so a hundred open pages cost
  * about 10% of one core. The login is checked again at each poll: a revoked login ends
@@ -25,6 +25,7 @@ export interface LiveEventsDeps extends AuthDeps {
 
 const TOPICS = ["inbox", "runs"] as const;
 type Topic = (typeof TOPICS)[number];
+const UNFINISHED = ["pending", "running", "waiting"] as const;
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
 
@@ -99,7 +100,10 @@ function stream(req: FastifyRequest, reply: FastifyReply, deps: LiveEventsDeps):
 }
 
 function pathsFor(topic: Topic, userId: string, directory: Directory): string[] {
-  if (topic === "runs") return ["runs?limit=50"];
+  // Runs page in id (= creation) order, oldest first, so the first page alone would miss
+  // every newer run. A run that is created, changes state or finishes enters or leaves one
+  // of the unfinished statuses' lists, whose first pages are what an operator watches.
+  if (topic === "runs") return UNFINISHED.map((s) => `runs?status=${s}&limit=100`);
   const own = `tasks?user=${encodeURIComponent(userId)}&limit=50`;
   const groups = directory
     .groupsOf(userId)
