@@ -75,9 +75,14 @@ function addBranches(graph: DefinitionGraph, branches: unknown[], parallelId: st
   });
 }
 
+/** Two ways from one state to another (a choice's `when` and its `otherwise`) are one arrow with both labels: drawn apart they would lie on each other. */
 function addTransition(graph: DefinitionGraph, source: string, target: string, label: string) {
-  const id = `${source}->${target}#${graph.transitions.length}`;
-  graph.transitions.push({ id, source, target, label });
+  const same = graph.transitions.find((t) => t.source === source && t.target === target);
+  if (same !== undefined) {
+    same.label = [same.label, label].filter((l) => l !== "").join(" | ");
+    return;
+  }
+  graph.transitions.push({ id: `${source}->${target}`, source, target, label });
 }
 
 /** [target state, label] of every way out of one state. */

@@ -16,11 +16,11 @@ export interface Position {
 
 /** Top-left corner of each state's box, by state id. */
 export function layoutGraph(graph: DefinitionGraph): Map<string, Position> {
-  const g = new Graph({ multigraph: true });
+  const g = new Graph();
   g.setGraph({ rankdir: "TB", nodesep: 40, ranksep: 70, edgesep: 20 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const s of graph.states) g.setNode(s.id, { width: NODE_WIDTH, height: NODE_HEIGHT });
-  for (const t of graph.transitions) g.setEdge(t.source, t.target, {}, t.id);
+  for (const t of graph.transitions) g.setEdge(t.source, t.target, {});
   layout(g);
   const positions = new Map<string, Position>();
   for (const s of graph.states) {
