@@ -196,13 +196,39 @@ test("an instance's path: the states it passed and the one it is in, on its vers
   await expect(page.locator('.react-flow__node[data-id="signoff"] .state-node')).toHaveClass(
     /current/,
   );
-  await expect(page.locator('.react-flow__node[data-id="rejected"] .state-node')).not.toHaveClass(
-    /highlighted|current/,
+  // The choice between the two user tasks made no referral: inferred, as the only way.
+  await expect(page.locator('.react-flow__node[data-id="route"] .state-node')).toHaveClass(
+    /highlighted/,
   );
+  for (const state of ["rejected", "done"]) {
+    await expect(page.locator(`.react-flow__node[data-id="${state}"] .state-node`)).not.toHaveClass(
+      /highlighted|current/,
+    );
+  }
   await expect(page.locator("ol.visits li")).toHaveCount(2);
   await expect(page.locator("ol.visits li").first()).toContainText("done by bob");
   await expectAccessible(page, "the instance path page");
   await screenshot(page, "admin-instance-path");
+
+  // carol signs off: the process ends, and its end is on the path too.
+  const carol = await server.engine<{ items: { id: string; rootInstanceId: string }[] }>(
+    "GET",
+    "tasks?user=carol",
+    undefined,
+    "carol",
+  );
+  const signoff = carol.items.find((t) => t.rootInstanceId === started.instanceId)!;
+  await server.engine("POST", `tasks/${signoff.id}/complete`, { vars: {} }, "carol");
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return page.locator('.react-flow__node[data-id="done"] .state-node').getAttribute("class");
+    })
+    .toMatch(/highlighted/);
+  await expect(page.locator('.react-flow__node[data-id="signoff"] .state-node')).toHaveClass(
+    /highlighted/,
+  );
+  await expect(page.locator(".state-node.current")).toHaveCount(0);
   expect(csp).toEqual([]);
   await page.context().close();
 });

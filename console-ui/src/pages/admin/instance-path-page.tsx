@@ -7,7 +7,8 @@
  *   interpreter makes one per `userTask` state it enters, with the state's
  *   name in the referral's `vars.state`; a referral still running is a
  *   current state, a completed one a passed state. States that make no
- *   referral (choice, call, timer, …) are not marked;
+ *   referral (choice, call, timer, …) are marked only where the graph
+ *   leaves one way through them (inferred-path.ts);
  * - the version: `?version=` when the link gives it; else, for operators,
  *   the interpreter's run (`vars.runId` of the process, GET runs/{id}: its
  *   input holds the pinned version); else the newest version published at
@@ -22,6 +23,7 @@ import { definitionGraph } from "../../diagram/definition-graph.ts";
 import { hasRole, useSession, type Session } from "../../session.tsx";
 import type { InstanceTree, RunView, VersionDocument, VersionSummary } from "./engine-types.ts";
 import { formatTime, versionLabel } from "./format.ts";
+import { inferredStates } from "./inferred-path.ts";
 import { ErrorAlert } from "./problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 
@@ -112,11 +114,17 @@ export function InstancePathPage() {
     const graph = definitionGraph(doc?.v.definition);
     const idsNamed = (names: Set<string>) =>
       new Set(graph.states.filter((s) => names.has(s.name)).map((s) => s.id));
-    return {
-      passed: idsNamed(new Set(visits.filter((v) => !v.running).map((v) => v.state))),
-      current: idsNamed(new Set(visits.filter((v) => v.running).map((v) => v.state))),
-    };
-  }, [doc, visits]);
+    const current = idsNamed(new Set(visits.filter((v) => v.running).map((v) => v.state)));
+    const passed = idsNamed(new Set(visits.filter((v) => !v.running).map((v) => v.state)));
+    const finished =
+      instance.data?.status === "completed" || instance.data?.processState === "closed";
+    const topLevel = visits
+      .map((v) => v.state)
+      .filter((name) => graph.states.some((s) => s.id === name));
+    for (const id of inferredStates(graph, topLevel, finished))
+      if (!current.has(id)) passed.add(id);
+    return { passed, current };
+  }, [doc, visits, instance.data]);
 
   const i = instance.data;
   return (
