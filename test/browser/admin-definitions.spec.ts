@@ -6,6 +6,7 @@
  * on each page; no CSP violation (React Flow draws under style-src 'self').
  */
 import type { Page } from "@playwright/test";
+import { expenseApproval } from "../support/definition-fixtures.ts";
 import { expectAccessible } from "./accessibility.ts";
 import { expect, loggedInPage, screenshot, test } from "./console-fixture.ts";
 
@@ -229,6 +230,38 @@ test("an instance's path: the states it passed and the one it is in, on its vers
     /highlighted/,
   );
   await expect(page.locator(".state-node.current")).toHaveCount(0);
+  expect(csp).toEqual([]);
+  await page.context().close();
+});
+
+test("every state type and parallel branches are drawn; the text list says the same", async ({
+  browser,
+  server,
+}) => {
+  const doc = expenseApproval("expense-admin");
+  await server.engine("POST", "definitions/expense-admin/publish", doc);
+  const page = await loggedInPage(browser, server, "alice");
+  const csp = watchCsp(page);
+  await page.goto(`${server.url}/console/definitions/expense-admin/versions/1`);
+  await expect(page.getByRole("heading", { level: 1, name: "expense-admin v1" })).toBeVisible();
+  const ids = [
+    ...Object.keys(doc.states as object),
+    "pay/0/charge",
+    "pay/0/done",
+    "pay/1/notify",
+    "pay/1/done",
+  ];
+  await expect(page.locator(".react-flow__node")).toHaveCount(ids.length);
+  for (const id of ids)
+    await expect(page.locator(`.react-flow__node[data-id="${id}"]`)).toBeAttached();
+  await page.getByText("States and transitions as text").click();
+  const pay = page
+    .getByRole("row")
+    .filter({ has: page.getByRole("rowheader", { name: "pay", exact: true }) });
+  await expect(pay).toContainText("pay/0/charge (branch 1)");
+  await expect(pay).toContainText("settle");
+  await expectAccessible(page, "a version with parallel branches, its text list open");
+  await screenshot(page, "admin-version-parallel");
   expect(csp).toEqual([]);
   await page.context().close();
 });

@@ -20,7 +20,7 @@ import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import { definitionGraph, type DefinitionGraph } from "./definition-graph.ts";
 import "./diagram.css";
-import { layoutGraph } from "./layout.ts";
+import { layoutGraph, NODE_HEIGHT } from "./layout.ts";
 import { StateNodeBox, type StateFlowNode } from "./state-node.tsx";
 import { TransitionList } from "./transition-list.tsx";
 
@@ -70,7 +70,18 @@ function flowOf(
       className: passed ? "passed" : undefined,
     };
   });
-  return { nodes, edges };
+  return { nodes, edges, size: sizeOf(nodes) };
+}
+
+/**
+ * The canvas's height class, by the drawing's height: a tall definition in a
+ * short canvas would be zoomed down past reading. A class, not a style: the
+ * house keeps styles in CSS files.
+ */
+function sizeOf(nodes: StateFlowNode[]): "small" | "medium" | "large" {
+  const height = Math.max(0, ...nodes.map((n) => n.position.y + NODE_HEIGHT));
+  if (height <= 420) return "small";
+  return height <= 720 ? "medium" : "large";
 }
 
 export function DefinitionDiagram({
@@ -80,7 +91,7 @@ export function DefinitionDiagram({
   title,
 }: DefinitionDiagramProps) {
   const graph = useMemo(() => definitionGraph(definition), [definition]);
-  const { nodes, edges } = useMemo(
+  const { nodes, edges, size } = useMemo(
     () => flowOf(graph, highlighted, current),
     [graph, highlighted, current],
   );
@@ -88,12 +99,13 @@ export function DefinitionDiagram({
   return (
     <figure className="definition-diagram">
       <figcaption>Diagram: {title}</figcaption>
-      <div className="diagram-canvas">
+      <div className={`diagram-canvas ${size}`}>
         <ReactFlow
           nodes={nodes}
           edges={edges}
           nodeTypes={NODE_TYPES}
           fitView
+          fitViewOptions={{ maxZoom: 1.2 }}
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
