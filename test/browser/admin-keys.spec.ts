@@ -87,6 +87,9 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
     headers: { "x-api-key": rotated, "x-tenant-id": "acme" },
   });
   expect(scoped.status).toBe(200);
+  // No secret reached the server's log (the engine's or the Console's).
+  expect(server.log()).toContain("API key rotated");
+  for (const k of [secret, first, rotated]) expect(server.log()).not.toContain(k.slice(4));
   await page.context().close();
 });
 
