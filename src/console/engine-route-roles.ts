@@ -54,6 +54,9 @@ export const ENGINE_ROUTE_ROLES: readonly RouteRule[] = [
   rule("POST", "admin/cache/mutations/:id/complete", "operator"),
   rule("POST", "definitions/:key/publish", "admin"),
   rule("POST", "definitions/:key/versions/:version/retract", "admin"),
+  // The key list and create are `keys` itself, which "keys/**" (one segment or more) misses.
+  rule("GET", "keys", "admin"),
+  rule("POST", "keys", "admin"),
   ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => rule(m, "keys/**", "admin")),
 ];
 

@@ -38,6 +38,7 @@ import { requireHostHeader } from "./host-header.ts";
 import { installIdempotency } from "./idempotency.ts";
 import { instanceRoutes } from "./instance-routes.ts";
 import { installJsonParser } from "./json-body.ts";
+import { keyRoutes } from "./key-routes.ts";
 import { installLoadShedding } from "./load-shedding.ts";
 import {
   createLogger,
@@ -174,6 +175,8 @@ export function buildServer({
       });
     }
     if (cacheLedger) await api.register(cacheAdminRoutes, { cacheLedger });
+    // Only with the coordination the key check reads: keys made in a server-own one would work nowhere.
+    if (coordination) await api.register(keyRoutes, { keys: new ApiKeys(coordination) });
     if (runs) {
       await api.register(runRoutes, {
         runs,

@@ -59,7 +59,7 @@ export function registerOpenApi(app: FastifyInstance, version: string = packageV
         {
           name: "admin",
           description:
-            "Deployment-wide operations (a key of every tenant): the definition cache's ledger",
+            "Deployment-wide operations (a key of every tenant): the definition cache's ledger, stored API keys",
         },
       ],
       components: {

@@ -16,7 +16,10 @@ test("the route→role table: user, operator and admin routes; everything else i
   assert.equal(role("POST", "definitions/leave/publish"), "admin");
   assert.equal(role("POST", "definitions/leave/versions/3/retract"), "admin");
   assert.equal(role("DELETE", "keys/k1"), "admin");
-  assert.equal(role("GET", "keys"), undefined, "keys/** needs a segment after keys");
+  assert.equal(role("GET", "keys"), "admin", "the key list");
+  assert.equal(role("POST", "keys"), "admin", "creating a key");
+  assert.equal(role("POST", "keys/k1/rotate"), "admin");
+  assert.equal(role("DELETE", "keys"), undefined);
   assert.equal(role("DELETE", "tasks/t1"), undefined);
   assert.equal(role("POST", "hooks/order"), undefined);
   assert.equal(role("GET", "tasks/t1/claim"), undefined);

@@ -1,0 +1,17 @@
+/** An error for people: the problem's detail (or title), else the error's message. */
+import { ApiProblem } from "../../api.ts";
+
+export function problemText(e: unknown): string {
+  if (e instanceof ApiProblem) return `${e.status} ${e.title}: ${e.detail ?? ""}`.trim();
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The alert a page shows when a read or an action failed; nothing without an error. */
+export function ErrorAlert({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  return (
+    <p role="alert" className="error">
+      {problemText(error)}
+    </p>
+  );
+}
