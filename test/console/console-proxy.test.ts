@@ -178,7 +178,7 @@ function suite(backend: ConsoleBackend) {
       const answers = [
         await node.call({ method: "GET", url: "/console/api/session", headers: as("bob").read() }),
         await node.call({ method: "GET", url: "/console/api/session" }),
-        await node.call({ method: "GET", url: "/console/nothing" }),
+        await node.call({ method: "GET", url: "/console/api/nothing" }),
         await node.call({
           method: "POST",
           url: "/console/api/auth/code",
