@@ -181,4 +181,24 @@ export const test = base.extend<object, { server: ConsoleServer }>({
   ],
 });
 
+/** A `test` whose worker-scoped server starts with these settings and `serve` arguments. */
+export function testWithServer(
+  env: Record<string, string>,
+  args: string[] = [],
+  cleanup = () => {},
+) {
+  return base.extend<object, { server: ConsoleServer }>({
+    server: [
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, use) => {
+        const s = await startConsoleServer(env, args);
+        await use(s);
+        await s.stop();
+        cleanup();
+      },
+      { scope: "worker" },
+    ],
+  });
+}
+
 export { expect };

@@ -12,30 +12,14 @@ import { SqlCacheLedger } from "../../src/adapters/store/cache-ledger/sql-cache-
 import type { StoreSchema } from "../../src/adapters/store/db-schema.ts";
 import { dialectFor } from "../../src/adapters/store/open-database.ts";
 import { expectAccessible } from "./accessibility.ts";
-import {
-  expect,
-  login,
-  screenshot,
-  startConsoleServer,
-  test as base,
-  type ConsoleServer,
-} from "./console-fixture.ts";
+import { expect, login, screenshot, testWithServer } from "./console-fixture.ts";
 
 const DIR = mkdtempSync(join(tmpdir(), "tf-repairs-"));
 const DATABASE_URL = `sqlite:${join(DIR, "taskflow.db")}`;
 
-const test = base.extend<object, { server: ConsoleServer }>({
-  server: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const s = await startConsoleServer({ DATABASE_URL, WF_DEFINITION_FENCE_MAX_AGE: "0" });
-      await use(s);
-      await s.stop();
-      rmSync(DIR, { recursive: true, force: true });
-    },
-    { scope: "worker" },
-  ],
-});
+const test = testWithServer({ DATABASE_URL, WF_DEFINITION_FENCE_MAX_AGE: "0" }, [], () =>
+  rmSync(DIR, { recursive: true, force: true }),
+);
 
 const OWNER = "writer-host/4711/browser-test-boot";
 

@@ -5,28 +5,11 @@
  */
 import { fileURLToPath } from "node:url";
 import { expectAccessible } from "./accessibility.ts";
-import {
-  expect,
-  login,
-  screenshot,
-  startConsoleServer,
-  test as base,
-  type ConsoleServer,
-} from "./console-fixture.ts";
+import { expect, login, screenshot, testWithServer } from "./console-fixture.ts";
 
 const WORKFLOWS = fileURLToPath(new URL("./operator-workflows.ts", import.meta.url));
 
-const test = base.extend<object, { server: ConsoleServer }>({
-  server: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const s = await startConsoleServer({}, ["--workflows", WORKFLOWS]);
-      await use(s);
-      await s.stop();
-    },
-    { scope: "worker" },
-  ],
-});
+const test = testWithServer({}, ["--workflows", WORKFLOWS]);
 
 /** A retry waits 5–10 s (durable backoff); the run then settles. */
 const SETTLES = { timeout: 30_000 };
