@@ -8,6 +8,7 @@
  *   HOST            the backend's interface (default 127.0.0.1)
  *   TASKFLOW_PORT   TaskFlow's port on 127.0.0.1 (default 0: a free one)
  *   DATA_DIR        where taskflow.db lives (default .data/employee-termination-app)
+ *   TASKFLOW_API_KEY  the key between backend and TaskFlow (default: a random one per start)
  *   REBUILD=1       build the pages even when a build exists
  */
 import { spawnSync } from "node:child_process";
@@ -43,6 +44,7 @@ const app = await startApp({
   port: Number(env.PORT ?? 3000),
   host: env.HOST ?? "127.0.0.1",
   taskflowPort: Number(env.TASKFLOW_PORT ?? 0),
+  taskflowApiKey: env.TASKFLOW_API_KEY,
 });
 console.log(`TaskFlow (private, key held by the backend): ${app.taskflowUrl}`);
 console.log(`Employee termination app: ${app.url}`);

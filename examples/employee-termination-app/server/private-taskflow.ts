@@ -26,7 +26,8 @@ export async function startPrivateTaskflow(opts: {
   databaseFile: string;
   /** 0: a free port. */
   port: number;
-  apiKey?: string;
+  /** At least 24 characters; none: a random one. */
+  apiKey?: string | undefined;
 }): Promise<PrivateTaskflow> {
   const apiKey = opts.apiKey ?? randomBytes(32).toString("base64url");
   const config = loadConfig({

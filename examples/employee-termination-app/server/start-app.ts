@@ -20,6 +20,8 @@ export interface AppOptions {
   host: string;
   /** TaskFlow's port on 127.0.0.1; 0 picks a free one. */
   taskflowPort: number;
+  /** The key the backend calls TaskFlow with; none: a random one for this run. */
+  taskflowApiKey?: string | undefined;
 }
 
 export interface RunningApp {
@@ -35,6 +37,7 @@ export async function startApp(o: AppOptions): Promise<RunningApp> {
   const engine = await startPrivateTaskflow({
     databaseFile: join(o.dataDir, "taskflow.db"),
     port: o.taskflowPort,
+    apiKey: o.taskflowApiKey,
   });
   const taskflow = new TaskflowClient({ baseUrl: engine.url, apiKey: engine.apiKey });
   const backend = await buildBackend({ taskflow, pagesDir: o.pagesDir, secureCookies: false });
