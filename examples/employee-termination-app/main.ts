@@ -9,6 +9,7 @@
  *   TASKFLOW_PORT   TaskFlow's port on 127.0.0.1 (default 0: a free one)
  *   DATA_DIR        where taskflow.db lives (default .data/employee-termination-app)
  *   TASKFLOW_API_KEY  the key between backend and TaskFlow (default: a random one per start)
+ *   SECURE_COOKIES=1  the session cookie gets Secure (serve it behind HTTPS then)
  *   REBUILD=1       build the pages even when a build exists
  */
 import { spawnSync } from "node:child_process";
@@ -45,6 +46,7 @@ const app = await startApp({
   host: env.HOST ?? "127.0.0.1",
   taskflowPort: Number(env.TASKFLOW_PORT ?? 0),
   taskflowApiKey: env.TASKFLOW_API_KEY,
+  secureCookies: env.SECURE_COOKIES === "1",
 });
 console.log(`TaskFlow (private, key held by the backend): ${app.taskflowUrl}`);
 console.log(`Employee termination app: ${app.url}`);

@@ -22,6 +22,8 @@ export interface AppOptions {
   taskflowPort: number;
   /** The key the backend calls TaskFlow with; none: a random one for this run. */
   taskflowApiKey?: string | undefined;
+  /** Secure on the session cookie: when a proxy in front serves the app over HTTPS. */
+  secureCookies?: boolean | undefined;
 }
 
 export interface RunningApp {
@@ -40,7 +42,11 @@ export async function startApp(o: AppOptions): Promise<RunningApp> {
     apiKey: o.taskflowApiKey,
   });
   const taskflow = new TaskflowClient({ baseUrl: engine.url, apiKey: engine.apiKey });
-  const backend = await buildBackend({ taskflow, pagesDir: o.pagesDir, secureCookies: false });
+  const backend = await buildBackend({
+    taskflow,
+    pagesDir: o.pagesDir,
+    secureCookies: o.secureCookies ?? false,
+  });
   const url = await backend.listen({ host: o.host, port: o.port });
   return {
     url,
