@@ -1,19 +1,20 @@
 /**
  * The one command: `npm run example:termination`.
  *
- * Builds the pages when they are not built yet, starts TaskFlow on a private
- * port with a SQLite file, starts the backend, and prints the URL to open.
+ * Builds the pages when they are not built yet (or older than their sources),
+ * starts TaskFlow on a private port with a SQLite file, starts the backend,
+ * and prints the URL to open.
  *
- *   PORT            the backend's port (default 3000; 0: a free one)
- *   HOST            the backend's interface (default 127.0.0.1)
- *   TASKFLOW_PORT   TaskFlow's port on 127.0.0.1 (default 0: a free one)
- *   DATA_DIR        where taskflow.db lives (default .data/employee-termination-app)
- *   TASKFLOW_API_KEY  the key between backend and TaskFlow (default: a random one per start)
+ *   PORT              the backend's port (default 3000; 0: a free one)
+ *   HOST              the backend's interface (default 127.0.0.1)
+ *   TASKFLOW_PORT     TaskFlow's port on 127.0.0.1 (default 0: a free one)
+ *   TASKFLOW_API_KEY  the key between backend and TaskFlow (default: random per start)
+ *   DATA_DIR          where taskflow.db lives (default .data/employee-termination-app)
  *   SECURE_COOKIES=1  the session cookie gets Secure (serve it behind HTTPS then)
- *   REBUILD=1       build the pages even when a build exists
+ *   REBUILD=1         build the pages even when the build looks current
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,8 +38,19 @@ function buildPages(): void {
   if (r.status !== 0) throw new Error("building the pages failed");
 }
 
+/** No build yet, or a source of the pages changed after it (a developer edited them). */
+function pagesAreStale(): boolean {
+  const built = join(PAGES, "index.html");
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  const web = fileURLToPath(new URL("web/", import.meta.url));
+  return readdirSync(web, { recursive: true, withFileTypes: true }).some(
+    (e) => e.isFile() && statSync(join(e.parentPath, e.name)).mtimeMs > builtAt,
+  );
+}
+
 const env = process.env;
-if (env.REBUILD === "1" || !existsSync(join(PAGES, "index.html"))) buildPages();
+if (env.REBUILD === "1" || pagesAreStale()) buildPages();
 const app = await startApp({
   dataDir: env.DATA_DIR ?? join(ROOT, ".data", "employee-termination-app"),
   pagesDir: PAGES,

@@ -10,6 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { TaskflowClient } from "taskflow/client";
+import { buildBackend } from "../../examples/employee-termination-app/server/backend.ts";
+import { startPrivateTaskflow } from "../../examples/employee-termination-app/server/private-taskflow.ts";
 import {
   startApp,
   type RunningApp,
@@ -219,4 +222,30 @@ test("logging out ends the session on the server", async () => {
   const ivan = await as("it-ivan");
   assert.equal((await ivan.send("POST", "/api/logout")).status, 204);
   assert.equal((await ivan.send("GET", "/api/tasks")).status, 401);
+});
+
+test("a key TaskFlow refuses is the backend's fault: 503, not the user's 401", async () => {
+  const engine = await startPrivateTaskflow({ databaseFile: join(dir, "other.db"), port: 0 });
+  const wrongKey = new TaskflowClient({ baseUrl: engine.url, apiKey: "x".repeat(32) });
+  const backend = await buildBackend({ taskflow: wrongKey, pagesDir: dir, secureCookies: true });
+  try {
+    const login = await backend.inject({
+      method: "POST",
+      url: "/api/login",
+      headers: { origin: "http://localhost", host: "localhost" },
+      payload: { userId: "it-ivan" },
+    });
+    const cookie = String(login.headers["set-cookie"]);
+    assert.match(cookie, /; Secure$/);
+    const r = await backend.inject({
+      method: "GET",
+      url: "/api/tasks",
+      headers: { cookie: cookie.split(";")[0]! },
+    });
+    assert.equal(r.statusCode, 503);
+    assert.deepEqual(r.json(), { error: "Unavailable" });
+  } finally {
+    await backend.close();
+    await engine.close();
+  }
 });

@@ -27,8 +27,9 @@ export async function buildBackend(o: BackendOptions): Promise<FastifyInstance> 
   const app = Fastify({ logger: false });
   const sessions = new Sessions();
   app.addHook("onRequest", setSecurityHeaders);
+  const guard = guardMutations(sessions);
   app.addHook("onRequest", async (req, reply) => {
-    if (req.url.startsWith("/api/")) await guardMutations(sessions)(req, reply);
+    if (req.url.startsWith("/api/")) await guard(req, reply);
   });
   app.setErrorHandler(answerError);
   authRoutes(app, sessions, o.secureCookies);
@@ -49,6 +50,11 @@ export async function buildBackend(o: BackendOptions): Promise<FastifyInstance> 
  * or the form field and never a header. Anything else is a 500 without details.
  */
 function answerError(e: FastifyError, _req: unknown, reply: FastifyReply) {
+  // TaskFlow refusing the backend's own key is this server's fault, not the user's login.
+  if (isTaskflowHttpError(e) && e.status === 401) {
+    console.error("TaskFlow refused the backend's API key");
+    return reply.code(503).send({ error: "Unavailable" });
+  }
   if (isTaskflowHttpError(e) && e.status < 500) {
     return reply.code(e.status).send({ error: e.code, detail: e.detail });
   }

@@ -41,19 +41,25 @@ export async function startApp(o: AppOptions): Promise<RunningApp> {
     port: o.taskflowPort,
     apiKey: o.taskflowApiKey,
   });
-  const taskflow = new TaskflowClient({ baseUrl: engine.url, apiKey: engine.apiKey });
-  const backend = await buildBackend({
-    taskflow,
-    pagesDir: o.pagesDir,
-    secureCookies: o.secureCookies ?? false,
-  });
-  const url = await backend.listen({ host: o.host, port: o.port });
-  return {
-    url,
-    taskflowUrl: engine.url,
-    close: async () => {
-      await backend.close();
-      await engine.close();
-    },
-  };
+  try {
+    const taskflow = new TaskflowClient({ baseUrl: engine.url, apiKey: engine.apiKey });
+    const backend = await buildBackend({
+      taskflow,
+      pagesDir: o.pagesDir,
+      secureCookies: o.secureCookies ?? false,
+    });
+    const url = await backend.listen({ host: o.host, port: o.port });
+    return {
+      url,
+      taskflowUrl: engine.url,
+      close: async () => {
+        await backend.close();
+        await engine.close();
+      },
+    };
+  } catch (e) {
+    // A backend that cannot start (port taken, no pages) must not leave TaskFlow running.
+    await engine.close();
+    throw e;
+  }
 }

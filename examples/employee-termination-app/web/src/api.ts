@@ -27,6 +27,12 @@ export class ApiError extends Error {
 }
 
 let csrfToken = "";
+let onSignedOut: () => void = () => undefined;
+
+/** Called when the server no longer knows the session (expired, or ended elsewhere). */
+export const whenSignedOut = (callback: () => void): void => {
+  onSignedOut = callback;
+};
 
 export const setCsrfToken = (token: string): void => {
   csrfToken = token;
@@ -44,6 +50,7 @@ export async function api<T>(path: string, method = "GET", body?: unknown): Prom
   });
   if (r.status === 204) return undefined as T;
   const json = (await r.json().catch(() => ({}))) as { error?: string; detail?: string };
+  if (r.status === 401 && path !== "/session") onSignedOut();
   if (!r.ok) throw new ApiError(r.status, json.error ?? String(r.status), json.detail);
   return json as T;
 }

@@ -1,6 +1,6 @@
 /** Logged out: the login picker. Logged in: HR's terminations (for HR) and everyone's tasks. */
 import { useEffect, useState } from "react";
-import { api, setCsrfToken, type SessionInfo, type User } from "./api.ts";
+import { api, setCsrfToken, whenSignedOut, type SessionInfo, type User } from "./api.ts";
 import { LoginPage } from "./login-page.tsx";
 import { Terminations } from "./terminations.tsx";
 import { TaskList } from "./task-list.tsx";
@@ -9,6 +9,7 @@ export function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
 
   useEffect(() => {
+    whenSignedOut(() => setUser(null));
     api<SessionInfo>("/session")
       .then((s) => {
         setCsrfToken(s.csrfToken);
