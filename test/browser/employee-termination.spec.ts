@@ -10,13 +10,7 @@
 import type { BrowserContext, Page, Response as Answer } from "@playwright/test";
 import { expectAccessible } from "./accessibility.ts";
 import { screenshot } from "./console-fixture.ts";
-import {
-  expect,
-  signIn,
-  test,
-  TERMINATION_API_KEY,
-  type TerminationApp,
-} from "./termination-fixture.ts";
+import { expect, signIn, test, TERMINATION_API_KEY } from "./termination-fixture.ts";
 
 /** Everything the browser received, read in full once the story is over. */
 class Received {
@@ -38,19 +32,6 @@ async function readAll(r: Answer): Promise<string> {
   return `${r.url()}\n${headers}\n${body}`;
 }
 
-async function personPage(
-  contexts: BrowserContext[],
-  received: Received,
-  app: TerminationApp,
-  userId: string,
-): Promise<Page> {
-  const context = contexts.find((c) => c.pages().length === 0)!;
-  const page = await context.newPage();
-  received.watch(page);
-  await signIn(page, app, userId);
-  return page;
-}
-
 const task = (page: Page, title: RegExp) =>
   page.getByRole("article").filter({ has: page.getByRole("heading", { name: title }) });
 
@@ -60,20 +41,26 @@ test("a termination through four people in parallel, invisible to another compan
 }) => {
   // Five browsers, each polling its lists, on a two-core machine: more than the default minute.
   test.setTimeout(180_000);
-  const contexts = await Promise.all([1, 2, 3, 4, 5].map(() => browser.newContext()));
+  const contexts: BrowserContext[] = [];
   const received = new Received();
-  const open = (userId: string) => personPage(contexts, received, app, userId);
+  /** A browser context of its own (its own cookie) for one person, signed in. */
+  const open = async (userId: string, atSignIn?: (page: Page) => Promise<void>) => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    received.watch(page);
+    await page.goto(app.url);
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
+    await atSignIn?.(page);
+    await signIn(page, app, userId);
+    return page;
+  };
 
-  // The sign-in page, as everyone first sees it.
-  const first = await contexts[4]!.newPage();
-  await first.goto(app.url);
-  await expect(first.getByRole("button", { name: "Sign in" })).toBeVisible();
-  await expectAccessible(first, "the sign-in page");
-  await screenshot(first, "termination-0-sign-in");
-  await first.close();
-
-  // HR starts the termination.
-  const hr = await open("hr-hana");
+  // HR signs in (the sign-in page, as everyone first sees it) and starts the termination.
+  const hr = await open("hr-hana", async (page) => {
+    await expectAccessible(page, "the sign-in page");
+    await screenshot(page, "termination-0-sign-in");
+  });
   await expect(hr.getByRole("heading", { name: "Start a termination" })).toBeVisible();
   await expectAccessible(hr, "HR's page");
   await hr.getByLabel("Employee", { exact: true }).fill("Emma Stone");
@@ -179,5 +166,6 @@ test("a termination through four people in parallel, invisible to another compan
   expect(app.taskflowUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect((await fetch(`${app.taskflowUrl}/v1/tasks?user=it-ivan`)).status).toBe(401);
 
+  expect(contexts).toHaveLength(5);
   await Promise.all(contexts.map((c) => c.close()));
 });
