@@ -19,7 +19,7 @@ export function Terminations() {
     <>
       <StartTermination onStarted={reload} />
       <section aria-labelledby="terminations-title">
-        <h2 id="terminations-title">Terminations</h2>
+        <h2 id="terminations-title">Terminations you started</h2>
         {error !== null && (
           <p role="alert" className="error">
             {error}
