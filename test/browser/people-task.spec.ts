@@ -29,9 +29,9 @@ test("a bad value is refused on its field and the task stays open; a good one co
 
   const page = await pageOf(browser, server, "bob");
   await page.goto(`${server.url}/console/inbox?group=clerks`);
-  const row = page.getByRole("row").filter({ hasText: "expense-claim" });
+  const row = page.getByRole("row").filter({ hasText: "Review the claim of erin" });
   await expect(row).toHaveCount(1);
-  await row.getByRole("link", { name: "expense-claim" }).click();
+  await row.getByRole("link", { name: "Review the claim of erin" }).click();
 
   await expect(page.getByRole("heading", { name: "Review the claim of erin" })).toBeVisible();
   await expectAccessible(page, "the task page");

@@ -12,7 +12,7 @@ export interface HistoryEntry {
   taskId: string | null;
 }
 
-export function historyOf(root: Instance): HistoryEntry[] {
+export function historyOf(roots: Instance[]): HistoryEntry[] {
   const out: HistoryEntry[] = [];
   const visit = (i: Instance) => {
     const step = typeof i.vars?.["state"] === "string" ? ` (${i.vars["state"]})` : "";
@@ -52,6 +52,6 @@ export function historyOf(root: Instance): HistoryEntry[] {
       });
     for (const c of i.children ?? []) visit(c);
   };
-  visit(root);
+  roots.forEach(visit);
   return out.sort((a, b) => a.at.localeCompare(b.at));
 }

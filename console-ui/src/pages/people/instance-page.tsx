@@ -1,29 +1,39 @@
 /**
  * A process (or one of its referrals) in context: its vars, its tasks and child
- * instances, and who did what when. The diagram of its path is another page's.
+ * instances (with its parallel branches' processes), and who did what when. The diagram
+ * of its path is another page's.
  */
 import { useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
 import { engine } from "../../api.ts";
+import { useSession } from "../../session.tsx";
 import { assigneeText, when } from "./format.ts";
 import { historyOf } from "./instance-history.ts";
+import { branchesOf, branchLabel } from "./process-branches.ts";
 import { INTERNAL_VARS } from "./referral-vars.ts";
 import type { Instance, Task } from "./task-types.ts";
 
 export function InstancePage() {
   const { id = "" } = useParams();
+  const { session } = useSession();
+  const userId = session?.userId ?? "";
   const [instance, setInstance] = useState<Instance | null>(null);
+  const [branches, setBranches] = useState<Instance[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const abort = new AbortController();
     setInstance(null);
-    engine<Instance>(`instances/${id}`, { signal: abort.signal })
-      .then(setInstance)
-      .catch((e: unknown) => {
-        if (!abort.signal.aborted) setError(e instanceof Error ? e.message : String(e));
-      });
+    setBranches([]);
+    const load = async () => {
+      const i = await engine<Instance>(`instances/${id}`, { signal: abort.signal });
+      setInstance(i);
+      setBranches(await branchesOf(i, userId, abort.signal));
+    };
+    load().catch((e: unknown) => {
+      if (!abort.signal.aborted) setError(e instanceof Error ? e.message : String(e));
+    });
     return () => abort.abort();
-  }, [id]);
+  }, [id, userId]);
 
   if (error !== null) {
     return (
@@ -39,7 +49,8 @@ export function InstancePage() {
   return (
     <section>
       <h1>
-        {instance.kind === "process" ? "Process" : "Referral"} {instance.definitionKey}
+        {instance.kind === "process" ? "Process" : "Referral"}{" "}
+        {branchLabel(instance) ?? instance.definitionKey}
       </h1>
       <div className="toolbar">
         <Link to={`/instances/${instance.id}/path`}>Diagram</Link>
@@ -49,9 +60,9 @@ export function InstancePage() {
       </div>
       <InstanceFacts instance={instance} />
       <VarsTable vars={instance.vars} />
-      <TasksTable tasks={allTasks(instance)} />
-      <ChildrenList children={instance.children ?? []} />
-      <History instance={instance} />
+      <TasksTable tasks={[instance, ...branches].flatMap(allTasks)} />
+      <ChildrenList children={[...(instance.children ?? []), ...branches]} />
+      <History instances={[instance, ...branches]} />
     </section>
   );
 }
@@ -166,7 +177,7 @@ function ChildrenList({ children }: { children: Instance[] }) {
         {children.map((c) => (
           <li key={c.id}>
             <Link to={`/instances/${c.id}`}>
-              {c.definitionKey}
+              {branchLabel(c) ?? c.definitionKey}
               {typeof c.vars?.["state"] === "string" && `, step ${c.vars["state"]}`}
             </Link>{" "}
             — {c.status}, started {when(c.createdAt)}
@@ -177,8 +188,8 @@ function ChildrenList({ children }: { children: Instance[] }) {
   );
 }
 
-function History({ instance }: { instance: Instance }) {
-  const entries = historyOf(instance);
+function History({ instances }: { instances: Instance[] }) {
+  const entries = historyOf(instances);
   return (
     <>
       <h2>History</h2>

@@ -1,6 +1,7 @@
 /** The processes I started, newest pages on request, each linked to its instance page. */
 import { Link } from "react-router";
 import { when } from "./format.ts";
+import { branchLabel } from "./process-branches.ts";
 import type { Instance } from "./task-types.ts";
 import { useCursorList } from "./use-cursor-list.ts";
 
@@ -33,7 +34,7 @@ export function ProcessesPage() {
             {list.items.map((p) => (
               <tr key={p.id}>
                 <td>
-                  <Link to={`/instances/${p.id}`}>{p.definitionKey}</Link>
+                  <Link to={`/instances/${p.id}`}>{branchLabel(p) ?? p.definitionKey}</Link>
                 </td>
                 <td>
                   <span className={`badge state-${p.processState ?? "none"}`}>

@@ -9,6 +9,7 @@ import { Link } from "react-router";
 import { canClaim, canRelease } from "./claim-actions.ts";
 import { assigneeText, when } from "./format.ts";
 import type { Task } from "./task-types.ts";
+import { useTaskTitles } from "./use-task-titles.ts";
 
 /** Matches `.task-table tbody tr` in people.css, so rows need no measuring. */
 const ROW_HEIGHT = 44;
@@ -42,6 +43,7 @@ export function TaskTable({
     overscan: 10,
   });
   const rows = virtualizer.getVirtualItems();
+  const nameOf = useTaskTitles(rows.flatMap((r) => tasks[r.index] ?? []));
   const lastShown = rows.at(-1)?.index ?? -1;
 
   useEffect(() => {
@@ -72,7 +74,7 @@ export function TaskTable({
             return (
               <tr key={t.id} aria-rowindex={r.index + 2} className="task-row">
                 <td>
-                  <Link to={`/tasks/${t.id}`}>{t.definitionKey}</Link>
+                  <Link to={`/tasks/${t.id}`}>{nameOf(t)}</Link>
                 </td>
                 <td>
                   <span className={`badge status-${t.status}`}>{t.status}</span>
