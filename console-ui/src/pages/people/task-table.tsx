@@ -84,17 +84,19 @@ export function TaskTable({
                   {t.claimedBy !== null && ` (claimed by ${t.claimedBy})`}
                 </td>
                 <td>{when(t.createdAt)}</td>
-                <td className="row-actions">
-                  {canClaim(t) && (
-                    <button type="button" onClick={() => onClaim(t)}>
-                      Claim<span className="visually-hidden"> task {t.id}</span>
-                    </button>
-                  )}
-                  {canRelease(t, userId) && (
-                    <button type="button" className="secondary" onClick={() => onRelease(t)}>
-                      Release<span className="visually-hidden"> task {t.id}</span>
-                    </button>
-                  )}
+                <td>
+                  <div className="row-actions">
+                    {canClaim(t) && (
+                      <button type="button" onClick={() => onClaim(t)}>
+                        Claim<span className="visually-hidden"> task {t.id}</span>
+                      </button>
+                    )}
+                    {canRelease(t, userId) && (
+                      <button type="button" className="secondary" onClick={() => onRelease(t)}>
+                        Release<span className="visually-hidden"> task {t.id}</span>
+                      </button>
+                    )}
+                  </div>
                 </td>
               </tr>
             );
