@@ -67,6 +67,14 @@ test("a bad value is refused on its field and the task stays open; a good one co
     urgent: false,
     action: "approve",
   });
+
+  // The done task's page shows what was handed in and offers no form.
+  await page.goto(`${server.url}/console/tasks/${task.id}`);
+  await expect(page.getByRole("heading", { name: "Submitted" })).toBeVisible();
+  await expect(page.getByText("This task is done.")).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "receipts attached" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "approve" })).toHaveCount(0);
+  await expectAccessible(page, "a done task");
 });
 
 test("claim and release from the inbox row; the other clerk sees the task leave and come back", async ({

@@ -104,6 +104,7 @@ export function TaskPage() {
           {actionError}
         </p>
       )}
+      {task.vars !== null && <SubmittedVars vars={task.vars} />}
       {mayComplete ? (
         <TaskForm key={task.id} facts={facts} submit={submit} />
       ) : (
@@ -114,5 +115,22 @@ export function TaskPage() {
         </p>
       )}
     </section>
+  );
+}
+
+/** What the completer handed in, for a task that is done. */
+function SubmittedVars({ vars }: { vars: Record<string, unknown> }) {
+  return (
+    <>
+      <h2>Submitted</h2>
+      <dl className="facts">
+        {Object.entries(vars).map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{typeof v === "string" ? v : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
   );
 }

@@ -55,7 +55,8 @@ export function TaskTable({
   return (
     // Focusable, so keyboard users can scroll it (axe: scrollable-region-focusable).
     <div className="task-scroll" ref={scroller} tabIndex={0} role="region" aria-label={caption}>
-      <table className="task-table" aria-rowcount={tasks.length + 1}>
+      {/* -1: the total is unknown while pages remain unread. */}
+      <table className="task-table" aria-rowcount={hasMore ? -1 : tasks.length + 1}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr aria-rowindex={1}>
