@@ -64,6 +64,12 @@ test("both approvers see their task; after both, the manager's page shows the ne
   const link = erin.locator(`a[href="/console/instances/${started.instanceId}"]`);
   await expect(link).toHaveText(PARALLEL_APPROVAL.key);
   await expectAccessible(erin, "my processes");
+  // The process is closed now: the "Open" filter leaves it out, "Closed" keeps it.
+  await erin.getByLabel("State").selectOption("open");
+  await expect(erin).toHaveURL(/state=open/);
+  await expect(link).toHaveCount(0);
+  await erin.getByLabel("State").selectOption("closed");
+  await expect(link).toHaveCount(1);
   await screenshot(erin, "people-processes");
 
   await link.click();

@@ -1,5 +1,8 @@
-/** The processes I started, newest pages on request, each linked to its instance page. */
-import { Link } from "react-router";
+/**
+ * The processes I started, a page at a time, each linked to its instance page. The
+ * state filter is the engine's (`?state=`) and lives in the address.
+ */
+import { Link, useSearchParams } from "react-router";
 import { when } from "./format.ts";
 import { branchLabel } from "./process-branches.ts";
 import type { Instance } from "./task-types.ts";
@@ -7,11 +10,35 @@ import { useCursorList } from "./use-cursor-list.ts";
 
 const PAGE_SIZE = 50;
 
+const STATES = [
+  ["", "Any"],
+  ["open", "Open"],
+  ["notStarted", "Not started"],
+  ["closed", "Closed"],
+] as const;
+
 export function ProcessesPage() {
-  const list = useCursorList<Instance>("processes", PAGE_SIZE);
+  const [search, setSearch] = useSearchParams();
+  const state = STATES.find(([v]) => v !== "" && v === search.get("state"))?.[0] ?? "";
+  const path = state === "" ? "processes" : `processes?state=${state}`;
+  const list = useCursorList<Instance>(path, PAGE_SIZE);
   return (
     <section>
       <h1>My processes</h1>
+      <div className="toolbar">
+        <label htmlFor="process-state">State</label>
+        <select
+          id="process-state"
+          value={state}
+          onChange={(e) => setSearch(e.target.value === "" ? {} : { state: e.target.value })}
+        >
+          {STATES.map(([v, label]) => (
+            <option key={v} value={v}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
       {list.error !== null && (
         <p role="alert" className="error">
           {list.error}
