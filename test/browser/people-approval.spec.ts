@@ -84,11 +84,12 @@ test("both approvers see their task; after both, the manager's page shows the ne
   const tasks = erin
     .getByRole("table")
     .filter({ has: erin.getByRole("columnheader", { name: "Step" }) });
-  for (const [step, who] of <const>[
+  const completers = [
     ["it", "bob"],
     ["finance", "carol"],
     ["decide", "dave"],
-  ]) {
+  ] as const;
+  for (const [step, who] of completers) {
     const row = tasks
       .getByRole("row")
       .filter({ has: erin.getByRole("link", { name: step, exact: true }) });
