@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   coordination: () => import("./coordination.ts"),
   definitions: () => import("./definitions.ts"),
   cache: () => import("./cache.ts"),
+  console: () => import("./console.ts"),
 };
 
 const [name, ...args] = process.argv.slice(2);

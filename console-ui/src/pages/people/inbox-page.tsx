@@ -1,0 +1,109 @@
+/**
+ * The inbox: my tasks, each of my groups' open tasks, and what I have claimed, one list
+ * at a time. The groups come from the tasks themselves (a group task in my inbox names
+ * its group), so the page needs nothing beyond the engine's task lists. New tasks show
+ * up through the live "inbox" events.
+ */
+import { useEffect, useState } from "react";
+import { Link, useSearchParams } from "react-router";
+import { ApiProblem } from "../../api.ts";
+import { useLive } from "../../live.ts";
+import { useSession } from "../../session.tsx";
+import { claim, release } from "./claim-actions.ts";
+import {
+  enginePathFor,
+  labelOf,
+  listFromSearch,
+  sameList,
+  searchFor,
+  type InboxList,
+} from "./inbox-lists.ts";
+import { TaskTable } from "./task-table.tsx";
+import type { Task } from "./task-types.ts";
+import { useCursorList } from "./use-cursor-list.ts";
+
+const PAGE_SIZE = 100;
+
+export function InboxPage() {
+  const { session } = useSession();
+  const userId = session?.userId ?? "";
+  const [search] = useSearchParams();
+  const list = listFromSearch(search);
+  const tasks = useCursorList<Task>(enginePathFor(list, userId), PAGE_SIZE);
+  const groups = useKnownGroups(tasks.items, list);
+  const [actionError, setActionError] = useState<string | null>(null);
+  useLive("inbox", tasks.reload);
+
+  const act = (f: (id: string) => Promise<Task>) => (t: Task) => {
+    setActionError(null);
+    f(t.id)
+      .then(() => tasks.reload())
+      .catch((e: unknown) => setActionError(e instanceof ApiProblem ? e.message : String(e)));
+  };
+
+  const lists: InboxList[] = [
+    { kind: "mine" },
+    ...groups.map((group) => ({ kind: "group" as const, group })),
+    { kind: "claimed" },
+  ];
+  return (
+    <section>
+      <h1>Inbox</h1>
+      <nav aria-label="Inbox lists" className="list-tabs">
+        <ul>
+          {lists.map((l) => (
+            <li key={searchFor(l)}>
+              <Link
+                to={`/inbox${searchFor(l)}`}
+                aria-current={sameList(l, list) ? "page" : undefined}
+              >
+                {labelOf(l)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <p aria-live="polite" className="list-status">
+        {tasks.loading && tasks.items.length === 0
+          ? "Loading tasks…"
+          : `${tasks.items.length} task${tasks.items.length === 1 ? "" : "s"}${tasks.hasMore ? ", more as you scroll" : ""}`}
+      </p>
+      {tasks.error !== null && (
+        <p role="alert" className="error">
+          {tasks.error}
+        </p>
+      )}
+      {actionError !== null && (
+        <p role="alert" className="error">
+          {actionError}
+        </p>
+      )}
+      {tasks.items.length === 0 && !tasks.loading ? (
+        <p>No tasks in this list.</p>
+      ) : (
+        <TaskTable
+          caption={labelOf(list)}
+          tasks={tasks.items}
+          userId={userId}
+          hasMore={tasks.hasMore}
+          loadMore={tasks.loadMore}
+          onClaim={act(claim)}
+          onRelease={act(release)}
+        />
+      )}
+    </section>
+  );
+}
+
+/** Every group seen on a task so far, and the one being shown; sorted, never shrinking. */
+function useKnownGroups(tasks: Task[], list: InboxList): string[] {
+  const [groups, setGroups] = useState<string[]>([]);
+  const shown = list.kind === "group" ? list.group : null;
+  useEffect(() => {
+    const seen = new Set(groups);
+    for (const t of tasks) if (t.assignee.kind === "group") seen.add(t.assignee.id);
+    if (shown !== null) seen.add(shown);
+    if (seen.size !== groups.length) setGroups([...seen].sort());
+  }, [tasks, shown, groups]);
+  return groups;
+}

@@ -1,0 +1,136 @@
+/**
+ * One task: what it is, who has it, its form and actions. Completing an open group task
+ * claims it first (the engine completes only a claimed group task). A completion the
+ * engine accepts leads back to the inbox; a refused one keeps the page and the task open.
+ */
+import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { ApiProblem, engine } from "../../api.ts";
+import { useSession } from "../../session.tsx";
+import { canClaim, canRelease, claim, needsClaim, release } from "./claim-actions.ts";
+import { assigneeText, when } from "./format.ts";
+import { factsOf } from "./referral-vars.ts";
+import { TaskForm } from "./task-form.tsx";
+import type { Task } from "./task-types.ts";
+import { useTask } from "./use-task.ts";
+
+export function TaskPage() {
+  const { id = "" } = useParams();
+  const { session } = useSession();
+  const userId = session?.userId ?? "";
+  const navigate = useNavigate();
+  const { task, referral, error, setTask } = useTask(id);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  if (error !== null) {
+    return (
+      <section>
+        <h1>Task</h1>
+        <p role="alert" className="error">
+          {error}
+        </p>
+      </section>
+    );
+  }
+  if (task === null || referral === null) return <p aria-busy="true">Loading the task…</p>;
+
+  const facts = factsOf(referral.vars);
+  const act = (f: (id: string) => Promise<Task>) => () => {
+    setActionError(null);
+    f(task.id)
+      .then(setTask)
+      .catch((e: unknown) => setActionError(e instanceof ApiProblem ? e.message : String(e)));
+  };
+  const submit = async (vars: Record<string, unknown>, action: string | undefined) => {
+    if (needsClaim(task)) setTask(await claim(task.id));
+    await engine(`tasks/${task.id}/complete`, { method: "POST", body: { vars, action } });
+    void navigate("/inbox");
+  };
+  const live = task.status === "open" || task.status === "claimed";
+  const mayComplete = live && (task.claimedBy === null || task.claimedBy === userId);
+
+  return (
+    <section>
+      <h1>{facts.title ?? `Task of ${task.definitionKey}`}</h1>
+      {facts.description !== null && <p>{facts.description}</p>}
+      <dl className="facts">
+        <dt>State</dt>
+        <dd>
+          <span className={`badge status-${task.status}`}>{task.status}</span>
+        </dd>
+        <dt>Assignee</dt>
+        <dd>{assigneeText(task.assignee)}</dd>
+        <dt>Claimed by</dt>
+        <dd>{task.claimedBy ?? "—"}</dd>
+        <dt>Created</dt>
+        <dd>{when(task.createdAt)}</dd>
+        {facts.dueAt !== null && (
+          <>
+            <dt>Due</dt>
+            <dd>{when(facts.dueAt)}</dd>
+          </>
+        )}
+        {task.completedBy !== null && (
+          <>
+            <dt>Completed by</dt>
+            <dd>
+              {task.completedBy}, {when(task.completedAt)}
+            </dd>
+          </>
+        )}
+        <dt>Process</dt>
+        <dd>
+          <Link to={`/instances/${task.rootInstanceId}`}>
+            {task.definitionKey}
+            {facts.state !== null && `, step ${facts.state}`}
+          </Link>
+        </dd>
+      </dl>
+      <div className="toolbar">
+        {canClaim(task) && (
+          <button type="button" className="secondary" onClick={act(claim)}>
+            Claim
+          </button>
+        )}
+        {canRelease(task, userId) && (
+          <button type="button" className="secondary" onClick={act(release)}>
+            Release
+          </button>
+        )}
+        <Link to="/inbox">Back to the inbox</Link>
+      </div>
+      {actionError !== null && (
+        <p role="alert" className="error">
+          {actionError}
+        </p>
+      )}
+      {task.vars !== null && <SubmittedVars vars={task.vars} />}
+      {mayComplete ? (
+        <TaskForm key={task.id} facts={facts} submit={submit} />
+      ) : (
+        <p>
+          {live
+            ? `This task is claimed by ${task.claimedBy ?? "someone else"}.`
+            : `This task is ${task.status}.`}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** What the completer handed in, for a task that is done. */
+function SubmittedVars({ vars }: { vars: Record<string, unknown> }) {
+  return (
+    <>
+      <h2>Submitted</h2>
+      <dl className="facts">
+        {Object.entries(vars).map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{typeof v === "string" ? v : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  );
+}

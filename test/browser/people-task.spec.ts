@@ -1,0 +1,113 @@
+/**
+ * The task page: claim a group task and complete it through its form. A bad value is
+ * refused on its field (aria-invalid, the reason read with the field) and the task
+ * stays open; a good one completes it and leads back to the inbox.
+ */
+import type { Page } from "@playwright/test";
+import { expectAccessible } from "./accessibility.ts";
+import { expect, screenshot, test } from "./console-fixture.ts";
+import { EXPENSE_FORM } from "./people-definitions.ts";
+import { inboxOf, pageOf, type TaskJson } from "./people-pages.ts";
+
+function field(page: Page, label: string) {
+  return page.getByLabel(label, { exact: false });
+}
+
+test("a bad value is refused on its field and the task stays open; a good one completes it", async ({
+  browser,
+  server,
+}) => {
+  await server.engine("POST", `definitions/${EXPENSE_FORM.key}/publish`, EXPENSE_FORM);
+  await server.engine(
+    "POST",
+    "processes",
+    { processKey: EXPENSE_FORM.key, vars: { who: "erin" } },
+    "erin",
+  );
+  const [task] = await inboxOf(server, "bob");
+  if (task === undefined) throw new Error("no task");
+
+  const page = await pageOf(browser, server, "bob");
+  await page.goto(`${server.url}/console/inbox?group=clerks`);
+  const row = page.getByRole("row").filter({ hasText: "Review the claim of erin" });
+  await expect(row).toHaveCount(1);
+  await row.getByRole("link", { name: "Review the claim of erin" }).click();
+
+  await expect(page.getByRole("heading", { name: "Review the claim of erin" })).toBeVisible();
+  await expectAccessible(page, "the task page");
+  await screenshot(page, "people-task");
+
+  const amount = field(page, "Amount (EUR)");
+  await amount.fill("0");
+  await page.getByRole("button", { name: "approve" }).click();
+  await expect(amount).toHaveAttribute("aria-invalid", "true");
+  const describedBy = await amount.getAttribute("aria-describedby");
+  expect(describedBy).not.toBeNull();
+  await expect(page.locator(`[id="${describedBy ?? ""}"]`)).toContainText(">= 1");
+  await expect(amount).toHaveAccessibleDescription(/>= 1/);
+  await expectAccessible(page, "the task page with a refused value");
+  await screenshot(page, "people-task-refused");
+  // Refused: the page said so, and the engine kept the task open (claimed by bob on the way).
+  const refused = await server.engine<TaskJson>("GET", `tasks/${task.id}`);
+  expect(refused.status).toBe("claimed");
+  expect(refused.claimedBy).toBe("bob");
+  expect(refused.completedBy).toBeNull();
+  await expect(page).toHaveURL(new RegExp(`/console/tasks/${task.id}$`));
+
+  await amount.fill("42.5");
+  await field(page, "Comment").fill("receipts attached");
+  await page.getByRole("button", { name: "approve" }).click();
+  await expect(page).toHaveURL(/\/console\/inbox$/);
+  const done = await server.engine<TaskJson>("GET", `tasks/${task.id}`);
+  expect(done.status).toBe("done");
+  expect(done.completedBy).toBe("bob");
+  expect(done.vars).toEqual({
+    amount: 42.5,
+    comment: "receipts attached",
+    urgent: false,
+    action: "approve",
+  });
+
+  // The done task's page shows what was handed in and offers no form.
+  await page.goto(`${server.url}/console/tasks/${task.id}`);
+  await expect(page.getByRole("heading", { name: "Submitted" })).toBeVisible();
+  await expect(page.getByText("This task is done.")).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "receipts attached" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "approve" })).toHaveCount(0);
+  await expectAccessible(page, "a done task");
+});
+
+test("claim and release from the inbox row; the other clerk sees the task leave and come back", async ({
+  browser,
+  server,
+}) => {
+  await server.engine("POST", `definitions/${EXPENSE_FORM.key}/publish`, EXPENSE_FORM);
+  await server.engine(
+    "POST",
+    "processes",
+    { processKey: EXPENSE_FORM.key, vars: { who: "frank" } },
+    "frank",
+  );
+  const [task] = await inboxOf(server, "carol");
+  if (task === undefined) throw new Error("no task");
+  const bob = await pageOf(browser, server, "bob");
+  const carol = await pageOf(browser, server, "carol");
+  await carol.goto(`${server.url}/console/inbox?group=clerks`);
+  await bob.goto(`${server.url}/console/inbox?group=clerks`);
+  const carolsRow = carol
+    .getByRole("row")
+    .filter({ has: carol.getByRole("button", { name: `Claim task ${task.id}` }) });
+  await expect(carolsRow).toHaveCount(1);
+
+  await bob.getByRole("button", { name: `Claim task ${task.id}` }).click();
+  await expect(bob.getByRole("button", { name: `Claim task ${task.id}` })).toHaveCount(0);
+  expect((await server.engine<TaskJson>("GET", `tasks/${task.id}`)).claimedBy).toBe("bob");
+  // A claimed group task leaves the group's list; carol's page follows without a reload.
+  await expect(carolsRow).toHaveCount(0);
+
+  await bob.goto(`${server.url}/console/inbox?list=claimed`);
+  await bob.getByRole("button", { name: `Release task ${task.id}` }).click();
+  await expect(bob.getByRole("button", { name: `Release task ${task.id}` })).toHaveCount(0);
+  expect((await server.engine<TaskJson>("GET", `tasks/${task.id}`)).status).toBe("open");
+  await expect(carolsRow).toHaveCount(1);
+});
