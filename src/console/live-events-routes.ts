@@ -34,7 +34,16 @@ export function liveEventsRoutes(
   deps: LiveEventsDeps,
   done: (err?: Error) => void,
 ): void {
-  app.get("/events", { preHandler: requireUser(deps) }, (req, reply) => stream(req, reply, deps));
+  // A stream never ends by itself, and a server that closes waits for its connections:
+  // without this, a node with an open Console page would not stop on SIGTERM.
+  const open = new Set<() => void>();
+  app.addHook("preClose", (finished) => {
+    for (const end of open) end();
+    finished();
+  });
+  app.get("/events", { preHandler: requireUser(deps) }, (req, reply) =>
+    stream(req, reply, deps, open),
+  );
   done();
 }
 
@@ -45,7 +54,12 @@ function topicOf(req: FastifyRequest): Topic {
   return topic;
 }
 
-function stream(req: FastifyRequest, reply: FastifyReply, deps: LiveEventsDeps): void {
+function stream(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: LiveEventsDeps,
+  open: Set<() => void>,
+): void {
   const user = req.consoleUser;
   if (user === undefined) throw unauthorized("log in to the Console first");
   const topic = topicOf(req);
@@ -83,9 +97,11 @@ function stream(req: FastifyRequest, reply: FastifyReply, deps: LiveEventsDeps):
   const end = () => {
     if (closed) return;
     closed = true;
+    open.delete(end);
     clearInterval(timer);
     raw.end();
   };
+  open.add(end);
   let polling = false;
   const tick = () => {
     if (polling || closed) return;

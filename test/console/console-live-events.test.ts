@@ -111,3 +111,24 @@ void describe("console live events", () => {
     await operator.body?.cancel();
   });
 });
+
+void it("a node with an open stream still closes at once (the stream ends first)", async () => {
+  const node = await startConsoleNode("sqlite");
+  try {
+    const bob = await logIn(node, "bob");
+    const stream = await fetch(
+      `${node.taskflow.server.listeningOrigin}/console/api/events?topic=inbox`,
+      { headers: { cookie: cookieHeader(bob.jar) } },
+    );
+    assert.equal(stream.status, 200);
+    const started = Date.now();
+    const closed = await Promise.race([
+      node.taskflow.close().then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), 10_000)),
+    ]);
+    assert.equal(closed, true, "the node did not close within 10 s with a stream open");
+    assert.ok(Date.now() - started < 5000, `closing took ${Date.now() - started} ms`);
+  } finally {
+    await node.close().catch(() => undefined);
+  }
+});
