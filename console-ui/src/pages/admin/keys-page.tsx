@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { engine } from "../../api.ts";
-import { ConfirmButton } from "./confirm-button.tsx";
+import { InlineConfirm } from "./inline-confirm.tsx";
 import type { ApiKeyListing, CreatedApiKey } from "./engine-types.ts";
 import { formatTime } from "./format.ts";
 import { ErrorAlert } from "./problem-text.tsx";
@@ -90,14 +90,14 @@ export function KeysPage() {
                 <td className="row">
                   {k.state === "live" && (
                     <>
-                      <ConfirmButton
+                      <InlineConfirm
                         label="Rotate"
                         accessibleName={`Rotate key ${k.name}`}
                         question={`Rotate ${k.name}? A new key replaces it and it is revoked.`}
                         confirmLabel="Yes, rotate"
                         onConfirm={() => rotate(k)}
                       />
-                      <ConfirmButton
+                      <InlineConfirm
                         label="Revoke"
                         accessibleName={`Revoke key ${k.name}`}
                         question={`Revoke ${k.name}? Whatever uses it stops working.`}

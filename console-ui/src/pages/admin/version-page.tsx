@@ -4,7 +4,7 @@ import { useState } from "react";
 import { engine } from "../../api.ts";
 import { DefinitionDiagram } from "../../diagram/definition-diagram.tsx";
 import { hasRole, useSession } from "../../session.tsx";
-import { ConfirmButton } from "./confirm-button.tsx";
+import { InlineConfirm } from "./inline-confirm.tsx";
 import type { VersionDocument } from "./engine-types.ts";
 import { formatTime, versionLabel } from "./format.ts";
 import { ErrorAlert } from "./problem-text.tsx";
@@ -63,7 +63,7 @@ export function VersionPage() {
               Compare with another version
             </Link>
             {v.status === "published" && hasRole(session, "admin") && (
-              <ConfirmButton
+              <InlineConfirm
                 label="Retract"
                 accessibleName={`Retract version ${v.version}`}
                 question={`Retract ${versionLabel(key, v.version)}? No new run will start on it; runs on it finish.`}

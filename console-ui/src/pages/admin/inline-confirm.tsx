@@ -17,7 +17,7 @@ interface Props {
   danger?: boolean;
 }
 
-export function ConfirmButton(p: Props) {
+export function InlineConfirm(p: Props) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const questionRef = useRef<HTMLDivElement>(null);
@@ -50,7 +50,7 @@ export function ConfirmButton(p: Props) {
   }
   return (
     <div
-      className="confirm"
+      className="inline-confirm"
       role="group"
       aria-label={p.accessibleName ?? p.label}
       ref={questionRef}
