@@ -2,6 +2,7 @@
 import { useState, type FormEvent } from "react";
 import { api, ApiProblem, setCsrfToken } from "./api.ts";
 import { useSession } from "./session.tsx";
+import { ErrorAlert } from "./problem-text.tsx";
 
 export function LoginPage() {
   const { reload } = useSession();
@@ -71,11 +72,7 @@ export function LoginPage() {
           </button>
         </form>
       )}
-      {error !== null && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </main>
   );
 }

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import { ApiProblem, engine } from "../../api.ts";
 import { useEffect, useState } from "react";
 import type { DefinitionItem, Page, VersionSummary } from "./engine-types.ts";
-import { ErrorAlert } from "./problem-text.tsx";
+import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 import { formatTime, versionLabel } from "./format.ts";
 

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import type { Diff, VersionSummary } from "./engine-types.ts";
 import { jsonText, versionLabel } from "./format.ts";
-import { ErrorAlert } from "./problem-text.tsx";
+import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 
 const enc = encodeURIComponent;

@@ -24,7 +24,7 @@ import { hasRole, useSession, type Session } from "../../session.tsx";
 import type { InstanceTree, RunView, VersionDocument, VersionSummary } from "./engine-types.ts";
 import { formatTime, versionLabel } from "./format.ts";
 import { inferredStates } from "./inferred-path.ts";
-import { ErrorAlert } from "./problem-text.tsx";
+import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 
 const enc = encodeURIComponent;

@@ -8,7 +8,7 @@ import { engine } from "../../api.ts";
 import { InlineConfirm } from "./inline-confirm.tsx";
 import type { ApiKeyListing, CreatedApiKey } from "./engine-types.ts";
 import { formatTime } from "./format.ts";
-import { ErrorAlert } from "./problem-text.tsx";
+import { ErrorAlert } from "../../problem-text.tsx";
 import { SecretPanel } from "./secret-panel.tsx";
 import { useEngine } from "./use-engine.ts";
 

@@ -8,7 +8,7 @@ import { useEffect, useId, useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { ApiProblem, engine } from "../../api.ts";
 import type { VersionDocument } from "./engine-types.ts";
-import { problemText } from "./problem-text.tsx";
+import { problemText } from "../../problem-text.tsx";
 
 const enc = encodeURIComponent;
 

@@ -7,7 +7,7 @@ import { hasRole, useSession } from "../../session.tsx";
 import { InlineConfirm } from "./inline-confirm.tsx";
 import type { VersionDocument } from "./engine-types.ts";
 import { formatTime, versionLabel } from "./format.ts";
-import { ErrorAlert } from "./problem-text.tsx";
+import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 
 const enc = encodeURIComponent;

@@ -4,7 +4,7 @@
  * dialog open with the server's reason.
  */
 import { useId, useRef, useState, type ReactNode } from "react";
-import { problemText } from "./problem-text.ts";
+import { problemText, ErrorAlert } from "../../problem-text.tsx";
 
 interface Props {
   label: string;
@@ -53,11 +53,7 @@ export function ConfirmButton(p: Props) {
       <dialog ref={dialog} aria-labelledby={headingId} className="confirm">
         <h2 id={headingId}>{p.title}</h2>
         {p.children}
-        {error !== null && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert error={error} />
         <div className="dialog-buttons">
           <button
             type="button"

@@ -10,6 +10,7 @@ import { formatDuration, formatTime } from "./format.ts";
 import type { Fence } from "./run-types.ts";
 import { useLoad } from "./use-load.ts";
 import { segment } from "./path-segment.ts";
+import { ErrorAlert } from "../../problem-text.tsx";
 
 const readFences = () => engine<{ items: Fence[] }>("admin/cache/mutations");
 
@@ -85,11 +86,7 @@ export function RepairsPage() {
           {done}
         </p>
       )}
-      {error !== null && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data === null ? (
         error === null && <p aria-busy="true">Loading…</p>
       ) : data.items.length === 0 ? (

@@ -16,6 +16,7 @@ import { SignalForm } from "./signal-form.tsx";
 import { StatusBadge } from "./status-badge.tsx";
 import { useLoad } from "./use-load.ts";
 import { runLink, segment } from "./path-segment.ts";
+import { ErrorAlert } from "../../problem-text.tsx";
 
 interface RunWithHistory {
   run: Run;
@@ -128,11 +129,7 @@ export function RunPage() {
       </p>
       <h1 id="run-title">Run {id}</h1>
       {!final && <LiveRefresh topic="runs" onChange={reload} />}
-      {error !== null && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data === null ? (
         error === null && <p aria-busy="true">Loading…</p>
       ) : (

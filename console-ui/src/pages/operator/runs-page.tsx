@@ -14,6 +14,7 @@ import type { Page, Run } from "./run-types.ts";
 import { StatusBadge } from "./status-badge.tsx";
 import { useLoad } from "./use-load.ts";
 import { runLink } from "./path-segment.ts";
+import { ErrorAlert } from "../../problem-text.tsx";
 
 const PAGE_SIZE = 25;
 
@@ -76,11 +77,7 @@ export function RunsPage() {
       <h1 id="runs-title">Runs</h1>
       <LiveRefresh topic="runs" onChange={reload} />
       <RunFilterForm key={params.toString()} value={filters} onApply={apply} />
-      {error !== null && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data === null ? (
         error === null && <p aria-busy="true">Loading…</p>
       ) : data.items.length === 0 ? (

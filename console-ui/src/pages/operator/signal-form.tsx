@@ -4,7 +4,7 @@
  */
 import { useId, useState, type FormEvent } from "react";
 import { engine } from "../../api.ts";
-import { problemText } from "./problem-text.ts";
+import { problemText, ErrorAlert } from "../../problem-text.tsx";
 import { segment } from "./path-segment.ts";
 
 /** The payload as JSON, or the parser's complaint; empty text is no payload. */
@@ -75,11 +75,7 @@ export function SignalForm({ runId, onSent }: { runId: string; onSent: () => voi
         </p>
       )}
       <button type="submit">Send signal</button>
-      {error !== null && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {sent !== null && (
         <p role="status" className="ok">
           Signal “{sent}” sent.

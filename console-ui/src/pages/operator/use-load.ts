@@ -4,7 +4,7 @@
  * an answer that arrives after a newer request started is dropped.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { problemText } from "./problem-text.ts";
+import { problemText } from "../../problem-text.tsx";
 
 export interface Loaded<T> {
   data: T | null;

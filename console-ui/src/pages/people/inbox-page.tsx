@@ -21,6 +21,7 @@ import {
 import { TaskTable } from "./task-table.tsx";
 import type { Task } from "./task-types.ts";
 import { useCursorList } from "./use-cursor-list.ts";
+import { ErrorAlert } from "../../problem-text.tsx";
 
 const PAGE_SIZE = 100;
 
@@ -68,16 +69,8 @@ export function InboxPage() {
           ? "Loading tasks…"
           : `${tasks.items.length} task${tasks.items.length === 1 ? "" : "s"}${tasks.hasMore ? ", more as you scroll" : ""}`}
       </p>
-      {tasks.error !== null && (
-        <p role="alert" className="error">
-          {tasks.error}
-        </p>
-      )}
-      {actionError !== null && (
-        <p role="alert" className="error">
-          {actionError}
-        </p>
-      )}
+      <ErrorAlert error={tasks.error} />
+      <ErrorAlert error={actionError} />
       {tasks.items.length === 0 && !tasks.loading ? (
         <p>No tasks in this list.</p>
       ) : (

@@ -7,6 +7,7 @@ import { when } from "./format.ts";
 import { branchLabel } from "./process-branches.ts";
 import type { Instance } from "./task-types.ts";
 import { useCursorList } from "./use-cursor-list.ts";
+import { ErrorAlert } from "../../problem-text.tsx";
 
 const PAGE_SIZE = 50;
 
@@ -39,11 +40,7 @@ export function ProcessesPage() {
           ))}
         </select>
       </div>
-      {list.error !== null && (
-        <p role="alert" className="error">
-          {list.error}
-        </p>
-      )}
+      <ErrorAlert error={list.error} />
       {list.items.length === 0 ? (
         <p aria-live="polite">{list.loading ? "Loading…" : "You have not started any process."}</p>
       ) : (

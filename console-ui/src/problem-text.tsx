@@ -1,5 +1,5 @@
-/** An error for people: the problem's detail (or title), else the error's message. */
-import { ApiProblem } from "../../api.ts";
+/** What an error from the API says to a person: the status, title and detail of the problem. */
+import { ApiProblem } from "./api.ts";
 
 export function problemText(e: unknown): string {
   if (e instanceof ApiProblem) return `${e.status} ${e.title}: ${e.detail ?? ""}`.trim();
