@@ -10,6 +10,8 @@ export type Role = "user" | "operator" | "admin";
 export interface Session {
   userId: string;
   roles: Role[];
+  /** The directory's groups of the user (none with the open directory). */
+  groups: string[];
 }
 
 interface SessionState {
@@ -30,7 +32,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     try {
       const s = await api<Session & { csrfToken: string | null }>("/session");
       setCsrfToken(s.csrfToken);
-      setSession({ userId: s.userId, roles: s.roles });
+      setSession({ userId: s.userId, roles: s.roles, groups: s.groups });
     } catch (e) {
       if (!(e instanceof ApiProblem) || e.status !== 401) throw e;
       setSession(null);

@@ -32,7 +32,9 @@ export function sessionRoutes(
     // The token itself lives only in the cookie; it is handed back when it is this login's.
     const csrfToken =
       cookie !== undefined && sameSecret(hashCsrf(cookie), user.session.csrfHash) ? cookie : null;
-    return { userId: user.session.userId, roles: user.roles, csrfToken };
+    // The groups name the page's group inboxes; the server checks membership on every read.
+    const groups = deps.directory.groupsOf(user.session.userId);
+    return { userId: user.session.userId, roles: user.roles, groups, csrfToken };
   });
 
   app.post("/auth/refresh", async (req, reply) => {

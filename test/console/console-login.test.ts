@@ -80,6 +80,7 @@ function suite(backend: ConsoleBackend) {
         assert.deepEqual(session.json(), {
           userId: "bob",
           roles: ["user"],
+          groups: ["reviewers"],
           csrfToken: jar.tf_csrf,
         });
         // The code was consumed: it does not log in twice.

@@ -1,8 +1,8 @@
 /**
  * The inbox: my tasks, each of my groups' open tasks, and what I have claimed, one list
- * at a time. The groups come from the tasks themselves (a group task in my inbox names
- * its group), so the page needs nothing beyond the engine's task lists. New tasks show
- * up through the live "inbox" events.
+ * at a time. The groups are the session's (the directory's groups of the user) and any
+ * a task names (the open directory has no groups to tell). New tasks show up through the
+ * live "inbox" events.
  */
 import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -31,7 +31,7 @@ export function InboxPage() {
   const [search] = useSearchParams();
   const list = listFromSearch(search);
   const tasks = useCursorList<Task>(enginePathFor(list, userId), PAGE_SIZE);
-  const groups = useKnownGroups(tasks.items, list);
+  const groups = useKnownGroups(tasks.items, list, session?.groups ?? []);
   const [actionError, setActionError] = useState<string | null>(null);
   useLive("inbox", tasks.reload);
 
@@ -89,8 +89,8 @@ export function InboxPage() {
 }
 
 /** Every group seen on a task so far, and the one being shown; sorted, never shrinking. */
-function useKnownGroups(tasks: Task[], list: InboxList): string[] {
-  const [groups, setGroups] = useState<string[]>([]);
+function useKnownGroups(tasks: Task[], list: InboxList, mine: string[]): string[] {
+  const [groups, setGroups] = useState<string[]>(() => [...mine].sort());
   const shown = list.kind === "group" ? list.group : null;
   useEffect(() => {
     const seen = new Set(groups);
