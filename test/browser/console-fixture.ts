@@ -5,12 +5,12 @@
  * one-time login codes that development mode writes there.
  */
 import { test as base, expect, type Browser, type Page } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startTsx } from "./tsx-process.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const API_KEY = "browser-tests-engine-key-0123456789abcdef";
@@ -57,38 +57,32 @@ export async function startConsoleServer(
 ): Promise<ConsoleServer & { stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "tf-browser-"));
   const port = await freePort();
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--console", ...args],
+  const proc = startTsx(
+    ["src/cli/main.ts", "serve", "--console", ...args],
     {
-      cwd: ROOT,
-      env: {
-        // The outer shell's settings stay out: the test decides every one.
-        ...Object.fromEntries(
-          Object.entries(process.env).filter(
-            ([k]) =>
-              !/^(ADDR|DATABASE_URL|WF_.*|NODE_ENV|LOG_LEVEL|TASKFLOW_CONFIG|REDIS_.*)$/.test(k),
-          ),
+      // The outer shell's settings stay out: the test decides every one.
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([k]) =>
+            !/^(ADDR|DATABASE_URL|WF_.*|NODE_ENV|LOG_LEVEL|TASKFLOW_CONFIG|REDIS_.*)$/.test(k),
         ),
-        NODE_ENV: "development",
-        DATABASE_URL: `sqlite:${join(dir, "taskflow.db")}`,
-        ADDR: `127.0.0.1:${port}`,
-        WF_API_KEYS: API_KEY,
-        LOG_LEVEL: "info",
-        ...DIRECTORY,
-        ...extraEnv,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+      ),
+      NODE_ENV: "development",
+      DATABASE_URL: `sqlite:${join(dir, "taskflow.db")}`,
+      ADDR: `127.0.0.1:${port}`,
+      WF_API_KEYS: API_KEY,
+      LOG_LEVEL: "info",
+      ...DIRECTORY,
+      ...extraEnv,
     },
+    dir,
   );
-  let log = "";
-  proc.stdout?.on("data", (c: Buffer) => (log += c.toString()));
-  proc.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  const log = proc.log;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${log}`);
-    if (Date.now() > deadline) throw new Error(`server did not start: ${log}`);
+    if (proc.exitCode() !== null) throw new Error(`server exited ${proc.exitCode()}: ${log()}`);
+    if (Date.now() > deadline) throw new Error(`server did not start: ${log()}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {
@@ -112,7 +106,7 @@ export async function startConsoleServer(
   };
   const codeFor = async (userId: string) => {
     for (let i = 0; i < 100; i++) {
-      const codes = [...log.matchAll(/\{[^\n]*"loginCode"[^\n]*\}/g)]
+      const codes = [...log().matchAll(/\{[^\n]*"loginCode"[^\n]*\}/g)]
         .map((m) => JSON.parse(m[0]) as { userId: string; loginCode: string })
         .filter((e) => e.userId === userId);
       const last = codes.at(-1);
@@ -125,14 +119,8 @@ export async function startConsoleServer(
     url,
     engine,
     codeFor,
-    log: () => log,
-    stop: async () => {
-      if (proc.exitCode === null) {
-        proc.kill("SIGTERM");
-        await new Promise((r) => proc.once("exit", r));
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    log,
+    stop: proc.stop,
   };
 }
 

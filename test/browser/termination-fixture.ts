@@ -5,13 +5,11 @@
  * look for it in everything the browser receives.
  */
 import { test as base, expect, type Page } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startTsx } from "./tsx-process.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const TERMINATION_API_KEY = "termination-browser-test-key-5f0c2a9e71d4";
 
 export interface TerminationApp {
@@ -24,41 +22,29 @@ export interface TerminationApp {
 
 export async function startTerminationApp(): Promise<TerminationApp & { stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "tf-termination-"));
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "examples/employee-termination-app/main.ts"],
+  const proc = startTsx(
+    ["examples/employee-termination-app/main.ts"],
     {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: "0",
-        TASKFLOW_PORT: "0",
-        DATA_DIR: dir,
-        TASKFLOW_API_KEY: TERMINATION_API_KEY,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+      ...process.env,
+      PORT: "0",
+      TASKFLOW_PORT: "0",
+      DATA_DIR: dir,
+      TASKFLOW_API_KEY: TERMINATION_API_KEY,
     },
+    dir,
   );
-  let log = "";
-  proc.stdout?.on("data", (c: Buffer) => (log += c.toString()));
-  proc.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  const printed = (label: string) => new RegExp(`${label}: (http://\\S+)`).exec(log)?.[1];
+  const log = proc.log;
+  const printed = (label: string) => new RegExp(`${label}: (http://\\S+)`).exec(log())?.[1];
   for (const until = Date.now() + 90_000; printed("app") === undefined;) {
-    if (proc.exitCode !== null) throw new Error(`the app exited ${proc.exitCode}: ${log}`);
-    if (Date.now() > until) throw new Error(`the app did not start: ${log}`);
+    if (proc.exitCode() !== null) throw new Error(`the app exited ${proc.exitCode()}: ${log()}`);
+    if (Date.now() > until) throw new Error(`the app did not start: ${log()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
     url: printed("app")!,
     taskflowUrl: printed("backend\\)")!,
-    log: () => log,
-    stop: async () => {
-      if (proc.exitCode === null) {
-        proc.kill("SIGTERM");
-        await new Promise((r) => proc.once("exit", r));
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    log,
+    stop: proc.stop,
   };
 }
 
