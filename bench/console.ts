@@ -1,12 +1,12 @@
 /**
  * `npm run bench -- console`: the Console's inbox with 10,000 open tasks for one user on
- * SQLite, opened in Chromium (Debian's, through playwright-core). Each of 5 loads is a
+ * SQLite, opened in Chromium (Debian's, through Playwright's launcher). Each of 5 loads is a
  * new tab; the figure is the time from the navigation's start to the first task row
  * being visible (the page's script, the session read, the engine's first page of 100,
  * and the virtualised table's first rows). Every Console answer is `no-store`, so each
  * load fetches the page's assets again, as a user's reload would. Target: median ≤ 1 s.
  */
-import { chromium } from "playwright-core";
+import { chromium } from "@playwright/test";
 import config, { CHROMIUM } from "../test/browser/playwright.config.ts";
 import { startBenchConsole, type BenchConsoleServer } from "./console/console-server.ts";
 import { printTable, writeResults } from "./lib/results.ts";
