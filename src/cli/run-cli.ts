@@ -28,6 +28,7 @@ Commands:
              development); migrations run first; with --workflows, also a
              worker that executes their runs (not with --no-worker). Starts
              of workflows that a worker elsewhere serves are accepted too
+  console    serve with the Console at /console/ (the same as serve --console)
   worker     execute workflow runs without HTTP (needs --workflows)
   migrate    apply pending database migrations, then exit
   keys create --name <name> [--tenant <id>] [--expires <90d|12h|date>]
@@ -124,13 +125,12 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
   }
   const workflows = parsed.values.workflows;
   const noWorker = parsed.values["no-worker"] === true;
-  if (noWorker && command !== "serve") return usage(io, "--no-worker is an option of serve");
-  const withConsole = parsed.values.console === true;
-  if (withConsole && command !== "serve") return usage(io, "--console is an option of serve");
+  const serving = command === "serve" || command === "console";
+  if (noWorker && !serving) return usage(io, "--no-worker is an option of serve");
+  const withConsole = parsed.values.console === true || command === "console";
+  if (withConsole && !serving) return usage(io, "--console is an option of serve");
   try {
-    if (command === "serve") {
-      return await serve(env, configFile, io, workflows, { noWorker, withConsole });
-    }
+    if (serving) return await serve(env, configFile, io, workflows, { noWorker, withConsole });
     if (command === "worker") {
       if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
       return await worker(env, configFile, io, workflows);

@@ -1,5 +1,5 @@
 /**
- * `taskflow serve --console` as a real process on SQLite, over real HTTP: the
+ * `taskflow console` (serve --console) as a real process on SQLite, over real HTTP: the
  * development code comes from the server's log (stdout), the login's cookies
  * go back as a browser would send them, and an inbox read goes through the
  * Console to the engine on the server's own loopback address.
@@ -32,26 +32,22 @@ const settingsFree = () =>
     ),
   );
 
-void test("serve --console: log in by the logged code, then read the inbox through the Console", async () => {
+void test("taskflow console: log in by the logged code, then read the inbox through the Console", async () => {
   const database = await createTestDatabase({ name: "sqlite" });
   after(() => database.drop());
   const port = await freePort();
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--console"],
-    {
-      cwd: root,
-      env: {
-        ...settingsFree(),
-        NODE_ENV: "development",
-        ADDR: `127.0.0.1:${port}`,
-        DATABASE_URL: database.url,
-        WF_API_KEYS: KEY,
-        WF_USERS: "alice,bob",
-        WF_COORDINATION: "sql",
-      },
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "console"], {
+    cwd: root,
+    env: {
+      ...settingsFree(),
+      NODE_ENV: "development",
+      ADDR: `127.0.0.1:${port}`,
+      DATABASE_URL: database.url,
+      WF_API_KEYS: KEY,
+      WF_USERS: "alice,bob",
+      WF_COORDINATION: "sql",
     },
-  );
+  });
   let stdout = "";
   proc.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   let stderr = "";

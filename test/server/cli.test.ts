@@ -242,6 +242,10 @@ void test("npm start stops cleanly on SIGTERM sent to npm: the server closes its
     );
   for (let i = 0; i < 200 && !(await health()); i++) await sleep(100);
   assert.ok(await health(), `npm start did not serve: ${stderr}`);
+  // npm start serves the Console's pages too, from the build npm ci made.
+  const page = await fetch(`http://127.0.0.1:${port}/console/`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<div id="root">/);
   npm.kill("SIGTERM");
   await Promise.race([exited, sleep(10_000)]);
   assert.notEqual(npm.exitCode ?? npm.signalCode, null, "npm still running 10 s after SIGTERM");
