@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef } from "react";
 
-export type LiveTopic = "inbox" | "runs";
+export type LiveTopic = "inbox" | "runs" | "fences";
 
 export function useLive(topic: LiveTopic, onChange: () => void): void {
   const callback = useRef(onChange);

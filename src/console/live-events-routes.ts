@@ -4,7 +4,7 @@
  *
  * The engine has no change feed a page could follow, so each stream polls the engine's
  * own lists as its user (the inbox: the user's tasks and their groups'; runs: the
- * unfinished runs, for operators) every `pollMs` and sends an event when the answer
+ * unfinished runs, and the open cache fences, for operators) every `pollMs` and sends an event when the answer
  * differs from the last one. The cost is one or two list reads per open page per second;
  * the engine answers a first page in about a millisecond, so a hundred open pages cost
  * about 10% of one core. The login is checked again at each poll: a revoked login ends
@@ -23,7 +23,7 @@ export interface LiveEventsDeps extends AuthDeps {
   pollMs: number;
 }
 
-const TOPICS = ["inbox", "runs"] as const;
+const TOPICS = ["inbox", "runs", "fences"] as const;
 type Topic = (typeof TOPICS)[number];
 const UNFINISHED = ["pending", "running", "waiting"] as const;
 /** A comment line now and then keeps proxies from closing an idle stream. */
@@ -63,8 +63,8 @@ function stream(
   const user = req.consoleUser;
   if (user === undefined) throw unauthorized("log in to the Console first");
   const topic = topicOf(req);
-  if (topic === "runs" && !holds(user.roles, "operator")) {
-    throw forbidden("live runs are for operators");
+  if (topic !== "inbox" && !holds(user.roles, "operator")) {
+    throw forbidden(`live ${topic} are for operators`);
   }
   const paths = pathsFor(topic, user.session.userId, deps.directory);
   const cookies = deps.cookies.read(req);
@@ -83,7 +83,7 @@ function stream(
   const poll = async () => {
     const live = await deps.sessions.authenticate(cookies.session, cookies.refresh);
     if (live === null) return end();
-    const digest = await fingerprint(deps.engine, user.session.userId, paths);
+    const digest = await fingerprint(deps.engine, user.session.userId, paths, topic);
     if (closed) return;
     if (last !== null && digest !== last) {
       raw.write(`event: ${topic}\ndata: {}\n\n`);
@@ -120,6 +120,7 @@ function pathsFor(topic: Topic, userId: string, directory: Directory): string[] 
   // every newer run. A run that is created, changes state or finishes enters or leaves one
   // of the unfinished statuses' lists, whose first pages are what an operator watches.
   if (topic === "runs") return UNFINISHED.map((s) => `runs?status=${s}&limit=100`);
+  if (topic === "fences") return ["admin/cache/mutations"];
   const own = `tasks?user=${encodeURIComponent(userId)}&limit=50`;
   const groups = directory
     .groupsOf(userId)
@@ -131,6 +132,7 @@ async function fingerprint(
   engine: EngineTarget,
   actorId: string,
   paths: string[],
+  topic: Topic,
 ): Promise<string> {
   const hash = createHash("sha256");
   for (const pathAndQuery of paths) {
@@ -143,7 +145,17 @@ async function fingerprint(
       idempotencyKey: undefined,
       body: undefined,
     });
-    hash.update(String(a.status)).update(a.body);
+    hash.update(String(a.status)).update(topic === "fences" ? fenceIds(a.body) : a.body);
   }
   return hash.digest("base64url");
+}
+
+/** A fence list's answer grows older every second (ageMs): only which fences are open counts. */
+function fenceIds(body: Buffer): string {
+  try {
+    const parsed = JSON.parse(body.toString("utf8")) as { items?: { mutationId?: unknown }[] };
+    return JSON.stringify((parsed.items ?? []).map((f) => f.mutationId));
+  } catch {
+    return body.toString("utf8");
+  }
 }

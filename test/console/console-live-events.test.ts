@@ -100,6 +100,7 @@ void describe("console live events", () => {
     const bob = await logIn(node, "bob");
     const runs = await open(bob.jar, "runs");
     assert.equal(runs.status, 403);
+    assert.equal((await open(bob.jar, "fences")).status, 403);
     assert.match(runs.headers.get("content-type") ?? "", /problem\+json/);
     const bad = await open(bob.jar, "everything");
     assert.equal(bad.status, 400);

@@ -5,6 +5,7 @@
  */
 import { useCallback, useState } from "react";
 import { engine } from "../../api.ts";
+import { useLive } from "../../live.ts";
 import { ConfirmButton } from "./confirm-button.tsx";
 import { formatDuration, formatTime } from "./format.ts";
 import type { Fence } from "./run-types.ts";
@@ -63,6 +64,8 @@ function FenceRow({ fence, onDone }: { fence: Fence; onDone: (msg: string) => vo
 export function RepairsPage() {
   const load = useCallback(readFences, []);
   const { data, error, reload } = useLoad(load, "fences");
+  // A fence opened or completed anywhere shows up without the Refresh button.
+  useLive("fences", reload);
   const [done, setDone] = useState<string | null>(null);
   const onDone = (msg: string) => {
     setDone(msg);
