@@ -12,9 +12,37 @@ import pg from "pg";
  * heartbeat (cache_owners, every 2 s) and its singleton jobs' locks (tenant
  * `_taskflow`, e.g. the fence reaper's every 2 s). Left out, so a snapshot
  * tells what requests wrote.
+ *
+ * The cache ledger (cache_mutations) is pruned by the same reaper: completed rows
+ * older than the newest of their scope go, at any moment. What a request could
+ * change is kept instead: each scope's revision (its newest completed id) and
+ * every incomplete fence, which pruning never removes. sqlite_sequence follows.
  */
-const BACKGROUND_TABLES = new Set(["cache_owners"]);
+const BACKGROUND_TABLES = new Set(["cache_owners", "sqlite_sequence"]);
 const BACKGROUND_TENANT = "_taskflow";
+const LEDGER = "cache_mutations";
+
+interface LedgerRow {
+  id: unknown;
+  mutation_id: unknown;
+  scope: unknown;
+  completed: unknown;
+}
+
+/** The ledger as requests see it: revision per scope and the open fences. */
+function ledgerState(rows: unknown[]): unknown[] {
+  const revisions = new Map<string, number>();
+  const open: unknown[] = [];
+  for (const r of rows as LedgerRow[]) {
+    const done = r.completed === true || Number(r.completed) === 1;
+    if (!done) open.push({ fence: r.mutation_id, scope: r.scope });
+    else {
+      const scope = String(r.scope);
+      revisions.set(scope, Math.max(revisions.get(scope) ?? 0, Number(r.id)));
+    }
+  }
+  return [...[...revisions].map(([scope, id]) => ({ scope, revision: id })), ...open];
+}
 
 const isBackgroundRow = (r: unknown): boolean =>
   typeof r === "object" &&
@@ -28,7 +56,7 @@ const stable = (tables: [string, unknown[]][]) =>
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, rows]) => [
         name,
-        rows
+        (name === LEDGER ? ledgerState(rows) : rows)
           .filter((r) => !isBackgroundRow(r))
           .map((r) => JSON.stringify(r))
           .sort(),
