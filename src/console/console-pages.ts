@@ -25,7 +25,8 @@ export async function consolePages(app: FastifyInstance, dir: string): Promise<v
   if (!existsSync(`${dir}/index.html`)) {
     throw new Error(`WF_CONSOLE_STATIC_DIR: ${dir} has no index.html (a Console build)`);
   }
-  // The index is answered by the fallback below, never listed or cached under its own name.
+  // index: false: a directory address gets the fallback below, not the static handler's
+  // listing. GET /console/index.html is still served as a file, which is the same page.
   await app.register(fastifyStatic, { root: dir, prefix: "/", index: false, wildcard: true });
   // The static handler refuses a directory without an index (403): /console/ is the app.
   app.get("/", (_req, reply) => sendIndex(reply));

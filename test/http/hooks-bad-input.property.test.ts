@@ -1,7 +1,7 @@
 /**
  * Property: no generated bad trigger request gets a 5xx or an answer that is
  * not problem+json, starts a run (the DefinitionRuns double records none), or
- * changes a row. SQLite, `inject`.
+ * changes a row. SQLite, `inject`; the dot-segment case over a real socket.
  *
  * Each request carries at least one defect that must stop it — no or a wrong
  * API key, no or a malformed actor, a malformed tenant or one without the
@@ -12,6 +12,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped JSON */
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { loadConfig } from "../../src/config/load-config.ts";
@@ -81,7 +82,19 @@ const hostileSegment = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 6 }).map(encodeURIComponent),
   fc.constantFrom("a".repeat(300), "%41".repeat(200), "orders", "items", ""),
 );
-const hostilePath = fc.array(hostileSegment, { maxLength: 6 }).map((segs) => "/" + segs.join("/"));
+/**
+ * Appended to `/zz-none`, a path no trigger has. `inject` resolves the URL as
+ * WHATWG URL does, so dot segments ("..", "%2e%2e") are removed before the
+ * server sees them: `/zz-none/%2e%2e/orders/x` arrives as `/orders/x`, a good
+ * request. Paths that climb out of `/zz-none` are left out; a server reached over a
+ * socket gets them raw and answers 404 (the segments are literal there).
+ */
+const hostilePath = fc
+  .array(hostileSegment, { maxLength: 6 })
+  .map((segs) => "/" + segs.join("/"))
+  .filter((p) =>
+    new URL(`/v1/hooks/zz-none${p}`, "http://h").pathname.startsWith("/v1/hooks/zz-none"),
+  );
 const goodHeaders = { "x-api-key": KEY, "x-actor-id": "alice", "x-tenant-id": "t1" };
 
 /** One sure defect, on top of a request that would otherwise start a run. */
@@ -194,12 +207,40 @@ void describe("bad trigger requests", () => {
   });
 
   it("the same request without its defect starts a run (the property can fail)", async () => {
+    const startsBefore = runs.starts.length;
     const res = await tf.server.inject({
       method: "POST",
       url: "/v1/hooks/orders/abc?q=1",
       headers: goodHeaders,
     });
     assert.equal(res.statusCode, 202);
-    assert.equal(runs.starts.length, 1);
+    assert.equal(runs.starts.length, startsBefore + 1);
+  });
+
+  it("dot segments sent raw over a socket are literal: they never climb to another trigger", async () => {
+    const base = new URL(await tf.server.listen({ host: "127.0.0.1", port: 0 }));
+    const startsBefore = runs.starts.length;
+    for (const path of ["/zz-none/../orders/x", "/zz-none/%2e%2e/orders/./orders"]) {
+      const res = await rawPost(base, `/v1/hooks${path}`);
+      assert.equal(res.status, 404, `${path} → ${res.status} ${res.body}`);
+    }
+    assert.equal(runs.starts.length, startsBefore);
   });
 });
+
+/** A POST whose path is sent as written: a URL string would be resolved (dot segments removed) first. */
+function rawPost(base: URL, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: base.hostname, port: base.port, path, method: "POST", headers: goodHeaders },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
