@@ -1,6 +1,6 @@
 /**
- * The package as a user installs it: `npm pack` (which builds dist/ through
- * `prepare`), installed into a new project outside the repository, then
+ * The package as a user installs it: `npm pack` of the build that `npm ci`
+ * made (its `prepare`), installed into a new project outside the repository, then
  * (a) a plain `.mjs` app embeds the engine on SQLite, runs a workflow with a
  *     human task to completion and drives it through `taskflow/client`;
  * (b) a TypeScript consumer (`module: NodeNext`, strict, no skipLibCheck)
@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,13 +33,17 @@ let tarball = "";
 let project = "";
 
 before(async () => {
+  await assertBuildIsFresh();
   dir = await mkdtemp(join(tmpdir(), "tf-package-"));
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dir], {
-    cwd: root,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  // `prepare` (the build) prints before npm's JSON.
-  const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as { filename: string }[];
+  // --ignore-scripts: `prepare` would rebuild dist/ in place, and the build
+  // starts by deleting it, under the other test files that run the built CLI
+  // beside this one (test/server/cli.test.ts); it would also cost ~15 s of CPU.
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--json", "--ignore-scripts", "--pack-destination", dir],
+    { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
   assert.ok(packed, "npm pack printed no file");
   tarball = join(dir, packed.filename);
   project = join(dir, "consumer");
@@ -78,6 +82,17 @@ before(async () => {
 after(async () => {
   if (dir !== "") await rm(dir, { recursive: true, force: true });
 });
+
+/** The tarball is the build on disk: a source edited since would not be in it. */
+async function assertBuildIsFresh() {
+  const built = await stat(join(root, "dist/index.js")).catch(() => undefined);
+  assert.ok(built, "dist/ is missing: npm ci builds it (or npm run build)");
+  const sources = await readdir(join(root, "src"), { recursive: true });
+  for (const f of sources.filter((f) => f.endsWith(".ts"))) {
+    const changed = (await stat(join(root, "src", f))).mtimeMs;
+    assert.ok(changed <= built.mtimeMs, `src/${f} is newer than dist/: run npm run build`);
+  }
+}
 
 test("the tarball ships dist/, bin/, docs/, README.md and LICENSE; no sources, tests, benchmarks or CI", async () => {
   const { stdout } = await run("tar", ["tzf", tarball]);
