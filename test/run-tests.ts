@@ -41,12 +41,42 @@ const DEFAULT_CONCURRENCY = 3;
 const importing = (files: string[]) =>
   files.map((f) => `import ${JSON.stringify(pathToFileURL(join(root, f)).href)};`).join("\n");
 
+/**
+ * The spec reporter's closing "failing tests" sections of the groups run so
+ * far. A failure in the first group is followed by ten minutes of the others'
+ * output, so a CI log cut to its last lines would not show why it failed; they
+ * are printed again at the very end.
+ */
+const failureReports: string[] = [];
+const FAILING_TESTS = "✖ failing tests:";
+
 /** Runs node with `args`; resolves with its exit code (1 when killed by a signal). */
 function run(args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ["inherit", "pipe", "inherit"],
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      process.stdout.write(chunk);
+      output += chunk;
+      // Only the tail can hold the closing report; keep memory bounded on long runs.
+      if (output.length > 4_000_000) output = output.slice(-2_000_000);
+    });
+    child.on("close", (code, signal) => {
+      const at = output.lastIndexOf(FAILING_TESTS);
+      if (at !== -1) failureReports.push(output.slice(at));
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
+}
+
+function reprintFailures() {
+  if (failureReports.length === 0) return;
+  console.log("\n# run-tests: the failures again, last, so a log's tail shows them:");
+  for (const report of failureReports) console.log(report);
 }
 
 function concurrency(): number {
@@ -89,6 +119,7 @@ if (set === "unit" || set === "db") {
     set === "db"
       ? await runDb()
       : await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]);
+  reprintFailures();
   process.exit(code);
 } else {
   console.error("usage: node --import tsx test/run-tests.ts unit|db [node test options]");
