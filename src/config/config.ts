@@ -103,6 +103,8 @@ export interface TaskflowConfig {
   readonly consoleRefreshTtl: number;
   /** Directory of the Console's built pages; null: none served (the API alone). */
   readonly consoleStaticDir: string | null;
+  /** The one tenant a Console acts in: its logins and every engine call it makes. */
+  readonly consoleTenant: string;
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -147,6 +149,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "consoleSessionTtl",
   "consoleRefreshTtl",
   "consoleStaticDir",
+  "consoleTenant",
 ];
 
 /**
@@ -217,6 +220,7 @@ export interface ConfigOverrides {
   /** Milliseconds, as a number or a string of digits. */
   consoleRefreshTtl?: string | number | undefined;
   consoleStaticDir?: string | null | undefined;
+  consoleTenant?: string | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

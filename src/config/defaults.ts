@@ -120,5 +120,6 @@ export function defaultsLayer(): Layer {
     consoleSessionTtl: DEFAULT_CONSOLE_SESSION_TTL_MS,
     consoleRefreshTtl: DEFAULT_CONSOLE_REFRESH_TTL_MS,
     consoleStaticDir: null,
+    consoleTenant: "default",
   });
 }

@@ -43,6 +43,7 @@ const VARIABLES = {
   WF_CONSOLE_SESSION_TTL: "consoleSessionTtl",
   WF_CONSOLE_REFRESH_TTL: "consoleRefreshTtl",
   WF_CONSOLE_STATIC_DIR: "consoleStaticDir",
+  WF_CONSOLE_TENANT: "consoleTenant",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

@@ -6,6 +6,7 @@
  * The cross-checks run after every key parsed on its own.
  */
 import { isIP } from "node:net";
+import { TENANT_PATTERN } from "../domain/limits.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import type { TaskflowConfig } from "./config.ts";
 import { parseApiKeys, parseIds, parseWholeMs } from "./parse-values.ts";
@@ -89,6 +90,18 @@ export function parseStaticDir(value: unknown): string | null {
   if (nothing(value)) return null;
   if (typeof value !== "string") throw new InvalidValue("must be a directory path");
   return value.trim();
+}
+
+const TENANT = new RegExp(TENANT_PATTERN);
+
+/** A tenant id as X-Tenant-Id takes it; "" or null: the default tenant. */
+export function parseConsoleTenant(value: unknown): string {
+  if (nothing(value)) return "default";
+  const tenant = typeof value === "string" ? value.trim() : "";
+  if (!TENANT.test(tenant)) {
+    throw new InvalidValue("must be a tenant id: 1–64 letters, digits, '.', '_' or '-'");
+  }
+  return tenant;
 }
 
 /** The checks between settings, after each parsed on its own. */

@@ -44,6 +44,7 @@ import {
   parseRefreshTtl,
   parseSessionTtl,
   parseStaticDir,
+  parseConsoleTenant,
   parseTrustedHeader,
   parseTrustedProxies,
 } from "./parse-console.ts";
@@ -88,6 +89,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   consoleSessionTtl: parseSessionTtl,
   consoleRefreshTtl: parseRefreshTtl,
   consoleStaticDir: parseStaticDir,
+  consoleTenant: parseConsoleTenant,
 };
 
 export interface ValidateOptions {

@@ -27,8 +27,6 @@ import { consoleCookies } from "./session-cookies.ts";
 import { trustedProxies } from "./trusted-proxies.ts";
 
 export const CONSOLE_PREFIX = "/console";
-/** The Console acts in one tenant: its logins and the engine calls it makes. */
-export const CONSOLE_TENANT = "default";
 /** How often a live page's data is compared (live-events-routes.ts): its delay, at most. */
 const LIVE_POLL_MS = 1000;
 
@@ -44,7 +42,7 @@ export interface ConsoleDeps {
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { config, coordination, directory } = deps;
   const mode = codeLoginMode(config, deps.codeSender);
-  const sessions = new ConsoleSessions(coordination.tokens, CONSOLE_TENANT, {
+  const sessions = new ConsoleSessions(coordination.tokens, config.consoleTenant, {
     sessionTtlMs: config.consoleSessionTtl,
     refreshTtlMs: config.consoleRefreshTtl,
   });
@@ -84,7 +82,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (mode !== "off") {
         const sender = deps.codeSender ?? new LogCodeSender(app.log, config.nodeEnv);
         await api.register(codeLoginRoutes, {
-          tenant: CONSOLE_TENANT,
+          tenant: config.consoleTenant,
           codes: coordination.codes,
           limiters: coordination.limiters,
           sender,

@@ -1,6 +1,7 @@
 /**
  * Calls the engine's REST API for the Console with what only the server
- * holds: the API key, and X-Actor-Id from the session. From the browser's
+ * holds: the API key, X-Actor-Id from the session and X-Tenant-Id from the
+ * configuration. From the browser's
  * request only the body and a few harmless headers travel on; its cookies,
  * X-Api-Key, X-Actor-Id and X-Tenant-Id never do. From the engine's answer
  * only status, body and a few headers come back.
@@ -17,6 +18,8 @@ export interface EngineTarget {
   baseUrl(): string;
   /** null: the engine runs without keys (development). */
   apiKey: string | null;
+  /** The tenant every call acts in (WF_CONSOLE_TENANT), whatever the browser sends. */
+  tenantId: string;
 }
 
 export interface ForwardRequest {
@@ -44,6 +47,7 @@ const TIMEOUT_MS = 30_000;
 export async function forward(target: EngineTarget, r: ForwardRequest): Promise<ForwardAnswer> {
   const headers: Record<string, string> = {
     "x-actor-id": r.actorId,
+    "x-tenant-id": target.tenantId,
     "x-request-id": r.requestId,
     accept: "application/json",
   };

@@ -35,7 +35,11 @@ export function mountConsole(
   void server.register(consolePlugin, {
     prefix: CONSOLE_PREFIX,
     ...host,
-    engine: { baseUrl: () => loopbackUrl(server.server.address()), apiKey },
+    engine: {
+      baseUrl: () => loopbackUrl(server.server.address()),
+      apiKey,
+      tenantId: host.config.consoleTenant,
+    },
     codeSender: options.codeSender,
   });
 }

@@ -48,6 +48,9 @@ export class RecordingSender implements CodeSender {
 
 export interface ConsoleNode {
   taskflow: Taskflow;
+  /** The node's own test database (dropped by close) and coordination key prefix. */
+  databaseUrl: string;
+  keyPrefix: string;
   sender: RecordingSender;
   /** A browser's request to the Console (Host console.test); the answer is scanned for the key. */
   call(options: InjectOptions): Promise<LightMyRequestResponse>;
@@ -110,6 +113,8 @@ export async function startConsoleNode(
   const answers: LightMyRequestResponse[] = [];
   return {
     taskflow,
+    databaseUrl: database.url,
+    keyPrefix,
     sender,
     answers,
     async call(options) {

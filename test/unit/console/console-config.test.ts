@@ -21,6 +21,7 @@ test("defaults: SSO off, no role groups, 15 min sessions in 8 h logins, no pages
   assert.deepEqual([c.consoleOperatorGroups, c.consoleAdminGroups], [[], []]);
   assert.deepEqual([c.consoleSessionTtl, c.consoleRefreshTtl], [900_000, 28_800_000]);
   assert.deepEqual([c.consoleApiKey, c.consoleStaticDir, c.consoleOrigins], [null, null, []]);
+  assert.equal(c.consoleTenant, "default");
 });
 
 test("the environment sets every Console setting", () => {
@@ -34,7 +35,9 @@ test("the environment sets every Console setting", () => {
     WF_CONSOLE_SESSION_TTL: "60000",
     WF_CONSOLE_REFRESH_TTL: "3600000",
     WF_CONSOLE_STATIC_DIR: "./console/dist",
+    WF_CONSOLE_TENANT: " acme-eu ",
   });
+  assert.equal(c.consoleTenant, "acme-eu");
   assert.equal(c.consoleTrustedHeader, "x-forwarded-user");
   assert.deepEqual(c.consoleTrustedProxies, ["10.0.0.0/8", "::1"]);
   assert.deepEqual(c.consoleAdminGroups, ["admins", "root"]);
@@ -56,6 +59,8 @@ test("bad values name the variable; the key is never echoed", () => {
     ],
     [{ WF_CONSOLE_SESSION_TTL: "5" }, /environment WF_CONSOLE_SESSION_TTL/],
     [{ WF_CONSOLE_API_KEY: "a b" }, /environment WF_CONSOLE_API_KEY/],
+    [{ WF_CONSOLE_TENANT: "a/b" }, /environment WF_CONSOLE_TENANT: must be a tenant id/],
+    [{ WF_CONSOLE_TENANT: "t".repeat(65) }, /environment WF_CONSOLE_TENANT/],
     [{ WF_CONSOLE_TRUSTED_HEADER: "X-Forwarded-User" }, /WF_CONSOLE_TRUSTED_PROXIES is empty/],
     [{ WF_CONSOLE_TRUSTED_PROXIES: "10.0.0.1" }, /WF_CONSOLE_TRUSTED_HEADER is not/],
     [{ WF_CONSOLE_SESSION_TTL: "3600000", WF_CONSOLE_REFRESH_TTL: "600000" }, /shorter than/],
