@@ -23,7 +23,7 @@ export function Layout({ pages }: { pages: AreaPage[] }) {
           </ul>
         </nav>
         <span className="who">
-          {session?.userId} ({session?.roles.at(-1)})
+          {session?.userId} ({session?.roles.at(-1)}) · tenant {session?.tenant}
           <button type="button" className="secondary" onClick={() => void logout()}>
             Log out
           </button>

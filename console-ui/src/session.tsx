@@ -12,6 +12,8 @@ export interface Session {
   roles: Role[];
   /** The directory's groups of the user (none with the open directory). */
   groups: string[];
+  /** The one tenant this Console acts in. */
+  tenant: string;
 }
 
 interface SessionState {
@@ -32,7 +34,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     try {
       const s = await api<Session & { csrfToken: string | null }>("/session");
       setCsrfToken(s.csrfToken);
-      setSession({ userId: s.userId, roles: s.roles, groups: s.groups });
+      setSession({ userId: s.userId, roles: s.roles, groups: s.groups, tenant: s.tenant });
     } catch (e) {
       if (!(e instanceof ApiProblem) || e.status !== 401) throw e;
       setSession(null);

@@ -36,6 +36,8 @@ export interface AuthDeps {
   cookies: ConsoleCookies;
   directory: Directory;
   roleGroups: RoleGroups;
+  /** The one tenant this Console acts in (WF_CONSOLE_TENANT). */
+  tenant: string;
   /** Lower-case header name; null: SSO off. */
   trustedHeader: string | null;
   fromTrustedProxy: ProxyCheck;

@@ -54,6 +54,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       operatorGroups: config.consoleOperatorGroups,
       adminGroups: config.consoleAdminGroups,
     },
+    tenant: config.consoleTenant,
     trustedHeader: config.consoleTrustedHeader,
     fromTrustedProxy: trustedProxies(config.consoleTrustedProxies),
   };

@@ -34,7 +34,8 @@ export function sessionRoutes(
       cookie !== undefined && sameSecret(hashCsrf(cookie), user.session.csrfHash) ? cookie : null;
     // The groups name the page's group inboxes; the server checks membership on every read.
     const groups = deps.directory.groupsOf(user.session.userId);
-    return { userId: user.session.userId, roles: user.roles, groups, csrfToken };
+    const { userId } = user.session;
+    return { userId, roles: user.roles, groups, tenant: deps.tenant, csrfToken };
   });
 
   app.post("/auth/refresh", async (req, reply) => {

@@ -16,6 +16,7 @@ test("login by a one-time code sets HttpOnly SameSite=Lax cookies; logout ends i
   expect(session?.sameSite).toBe("Lax");
   expect(session?.path).toBe("/console");
   expect(cookies.find((c) => c.name === "tf_refresh")?.httpOnly).toBe(true);
+  await expect(page.getByText("bob (user) · tenant default")).toBeVisible();
   await page.getByRole("button", { name: "Log out" }).click();
   await expect(page.getByLabel("User id", { exact: true })).toBeVisible();
   const after = await page.request.get(`${server.url}/console/api/session`);

@@ -81,6 +81,7 @@ function suite(backend: ConsoleBackend) {
           userId: "bob",
           roles: ["user"],
           groups: ["reviewers"],
+          tenant: "default",
           csrfToken: jar.tf_csrf,
         });
         // The code was consumed: it does not log in twice.

@@ -111,6 +111,7 @@ void describe("a Console bound to one tenant (WF_CONSOLE_TENANT)", async () => {
         headers: bob.read(),
       });
       assert.equal(here.statusCode, 200, here.body);
+      assert.equal(here.json<{ tenant: string }>().tenant, TENANT, "the page is told its tenant");
     } finally {
       await other.close();
     }
