@@ -26,14 +26,39 @@ export interface Ref {
   ref: number;
 }
 
-/** A step's final outcome; `result` is absent when the step returned undefined. */
-export interface StepOutcome {
+/**
+ * A failed attempt retried in memory (a backoff under 5 s by default). It has
+ * no event of its own: the step's next event lists it, so a timeline shows
+ * every attempt without a write per failure.
+ */
+export interface AttemptFailure {
+  attempt: number;
+  at: number;
+  failure: WorkflowFailure;
+}
+
+/** The attempts retried in memory since the step's previous event, oldest first; missing when none. */
+interface RetriedInMemory {
+  /** At most MAX_RETRIED_LISTED, the latest (`attempt` tells what came before). */
+  retried?: AttemptFailure[];
+}
+
+/** Kept short: a policy may allow hundreds of quick attempts, and each holds a failure. */
+export const MAX_RETRIED_LISTED = 10;
+
+/**
+ * A step's final outcome; `result` is absent when the step returned undefined.
+ * `attempt`: the attempt that ended it, when not the first (missing in runs
+ * recorded before it existed).
+ */
+export interface StepOutcome extends RetriedInMemory {
   result?: unknown;
   failure?: WorkflowFailure;
+  attempt?: number;
 }
 
 /** A failed attempt whose retry waits durably (a backoff of 5 s or more by default). */
-export interface RetryScheduled {
+export interface RetryScheduled extends RetriedInMemory {
   attempt: number;
   retryAt: number;
   failure: WorkflowFailure;

@@ -11,11 +11,28 @@ export function hideStack(f: WorkflowFailure | null): WorkflowFailure | null {
   return f === null || f.stack === null ? f : { ...f, stack: null };
 }
 
-/** History events carry failures as `data.failure` (step, step_retry, child, nondeterminism). */
+/**
+ * History events carry failures as `data.failure` (step, step_retry, child,
+ * nondeterminism) and, for attempts retried in memory, `data.retried[].failure`.
+ */
 export function withoutStack<E extends { data: unknown }>(e: E): E {
   const data = e.data;
-  if (typeof data !== "object" || data === null || !("failure" in data)) return e;
-  const failure = data.failure;
-  if (!isFailure(failure) || failure.stack === null) return e;
-  return { ...e, data: { ...data, failure: { ...failure, stack: null } } };
+  if (typeof data !== "object" || data === null) return e;
+  const failure = "failure" in data && isFailure(data.failure) ? data.failure : null;
+  const hasStack = failure !== null && failure.stack !== null;
+  const retried = "retried" in data && Array.isArray(data.retried) ? data.retried : null;
+  if (!hasStack && retried === null) return e;
+  return {
+    ...e,
+    data: {
+      ...data,
+      ...(hasStack ? { failure: { ...failure, stack: null } } : {}),
+      ...(retried === null ? {} : { retried: retried.map(withoutAttemptStack) }),
+    },
+  };
+}
+
+function withoutAttemptStack(a: unknown): unknown {
+  if (typeof a !== "object" || a === null || !("failure" in a) || !isFailure(a.failure)) return a;
+  return { ...a, failure: { ...a.failure, stack: null } };
 }

@@ -21,6 +21,7 @@ test("a run's timeline shows the failed attempt of a retried step, and a run's f
   test.setTimeout(90_000);
   await server.engine("POST", "workflows/flaky/runs", { id: "flaky-1" });
   await server.engine("POST", "workflows/doomed/runs", { id: "doomed-1" });
+  await server.engine("POST", "workflows/shaky/runs", { id: "shaky-1" });
   await login(page, server, "olga");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
   await page.getByRole("link", { name: "flaky-1" }).click();
@@ -37,6 +38,23 @@ test("a run's timeline shows the failed attempt of a retried step, and a run's f
   await expect(page.getByRole("region", { name: "Output" })).toContainText('"charged": true');
   await expectAccessible(page, "a completed run after a retry");
   await screenshot(page, "operator-run-retried");
+
+  // Attempts retried in memory have no event of their own; the outcome lists them.
+  await page.getByRole("link", { name: "← All runs" }).click();
+  await page.getByRole("link", { name: "shaky-1" }).click();
+  await expect(status).toHaveText("completed", SETTLES);
+  const reserve = timeline
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("heading", { name: /Step reserve/ }) });
+  await expect(reserve.getByRole("heading")).toContainText("3 attempts");
+  const lines = reserve.getByRole("list").getByRole("listitem");
+  await expect(lines).toHaveCount(3);
+  await expect(lines.nth(0)).toContainText(
+    "attempt 1 failed: Error: seat map busy (1); retried in memory",
+  );
+  await expect(lines.nth(1)).toContainText("attempt 2 failed: Error: seat map busy (2)");
+  await expect(lines.nth(2)).toContainText('completed with {"seat":"12A"}');
+  await expectAccessible(page, "a run whose step was retried in memory");
 
   await page.getByRole("link", { name: "← All runs" }).click();
   await page.getByRole("link", { name: "doomed-1" }).click();

@@ -1,8 +1,8 @@
 /**
  * The durable workflows the operator pages' browser tests run (`serve --workflows` this
  * file). Retries wait 10 s before jitter, 5–10 s after: at 5 s or more a failed attempt
- * is recorded in the history (step_retry), which is what the timeline shows; shorter
- * backoffs are slept in memory and leave no trace.
+ * is recorded in the history (step_retry) and the run waits durably. Shorter backoffs
+ * are slept in memory; the step's outcome lists those attempts (`shaky`).
  */
 import { workflow } from "../../src/workflow.ts";
 
@@ -17,6 +17,18 @@ export const flaky = workflow("flaky", (ctx) =>
       return { charged: true, attempt };
     },
     { retry: DURABLE_RETRY },
+  ),
+);
+
+/** Fails twice, retried in memory each time (backoffs of 50–100 ms), then succeeds. */
+export const shaky = workflow("shaky", (ctx) =>
+  ctx.step(
+    "reserve",
+    ({ attempt }) => {
+      if (attempt < 3) throw new Error(`seat map busy (${attempt})`);
+      return { seat: "12A" };
+    },
+    { retry: { maxAttempts: 3, initialInterval: "100ms" } },
   ),
 );
 

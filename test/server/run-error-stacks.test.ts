@@ -19,7 +19,8 @@ const broken = workflow("broken", async (ctx) => {
     () => {
       throw new Error("nope");
     },
-    { retry: { maxAttempts: 1 } },
+    // Two attempts: the first is retried in memory and listed in the outcome's `retried`.
+    { retry: { maxAttempts: 2, initialInterval: 1 } },
   );
 });
 
@@ -68,7 +69,10 @@ async function failedRun(exposeErrorStacks: boolean | undefined) {
     assert.equal(run.status, "failed");
     const list = (await get("/v1/runs")) as { items: { error: FailureJson | null }[] };
     const history = (await get(`/v1/runs/${runId}/history`)) as {
-      items: { type: string; data: { failure?: FailureJson } | null }[];
+      items: {
+        type: string;
+        data: { failure?: FailureJson; retried?: { failure: FailureJson }[] } | null;
+      }[];
     };
     const step = history.items.find((e) => e.type === "step");
     const stored = (await tf.runs.history("default", runId)).find((e) => e.type === "step");
@@ -76,6 +80,7 @@ async function failedRun(exposeErrorStacks: boolean | undefined) {
       error: run.error as FailureJson,
       listed: list.items[0]!.error!,
       stepFailure: step!.data!.failure!,
+      retriedFailure: step!.data!.retried![0]!.failure,
       storedStack: (stored!.data as { failure: FailureJson }).failure.stack,
     };
   } finally {
@@ -92,6 +97,8 @@ void describe("run error stacks", () => {
     assert.equal(r.listed.stack, null, "GET /v1/runs items");
     assert.equal(r.stepFailure.message, "nope");
     assert.equal(r.stepFailure.stack, null, "history step failure");
+    assert.equal(r.retriedFailure.message, "nope");
+    assert.equal(r.retriedFailure.stack, null, "history: an attempt retried in memory");
     assert.match(String(r.storedStack), /Error: nope\n\s+at /, "the store keeps the stack");
   });
 
@@ -99,6 +106,7 @@ void describe("run error stacks", () => {
     const r = await failedRun(true);
     assert.match(String(r.error.stack), /\n\s+at /);
     assert.match(String(r.stepFailure.stack), /Error: nope\n\s+at /);
+    assert.match(String(r.retriedFailure.stack), /Error: nope\n\s+at /);
   });
 
   void test("WF_EXPOSE_STACKS sets it; anything but a boolean is refused", () => {

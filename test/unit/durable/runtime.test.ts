@@ -107,6 +107,94 @@ test("retries with backoff until success; the key is stable across attempts", as
   ]);
 });
 
+test("attempts retried in memory are listed in the step's outcome: attempt, time and failure", async () => {
+  const wf = workflow("listed", async (ctx) => {
+    await ctx.step("first-try", () => "fine");
+    return ctx.step(
+      "flaky",
+      ({ attempt }) => {
+        if (attempt < 3) throw new Error(`boom ${attempt}`);
+        return "ok";
+      },
+      { retry: { maxAttempts: 5, initialInterval: 1 } },
+    );
+  });
+  const h = new Harness(new MemoryRunStore(), [wf]);
+  await h.start("listed", null, "r1");
+  await h.drain();
+  const [first, flaky] = await h.store.loadHistory(T, "r1", 0);
+  assert.deepEqual(first?.data, { result: "fine" }, "a first-try step records what it did before");
+  const data = flaky?.data as {
+    result: string;
+    attempt: number;
+    retried: { attempt: number; at: number; failure: { message: string } }[];
+  };
+  assert.equal(data.result, "ok");
+  assert.equal(data.attempt, 3);
+  assert.deepEqual(
+    data.retried.map((r) => [r.attempt, r.failure.message, typeof r.at]),
+    [
+      [1, "boom 1", "number"],
+      [2, "boom 2", "number"],
+    ],
+  );
+});
+
+test("a final failure lists the attempts before it; a long policy lists only the latest ten", async () => {
+  const wf = workflow("many", async (ctx) =>
+    ctx.step(
+      "never",
+      ({ attempt }) => {
+        throw new Error(`no ${attempt}`);
+      },
+      { retry: { maxAttempts: 14, initialInterval: 1, maxInterval: 1 } },
+    ),
+  );
+  const h = new Harness(new MemoryRunStore(), [wf]);
+  await h.start("many", null, "r1");
+  await h.drain();
+  const [step] = await h.store.loadHistory(T, "r1", 0);
+  const data = step?.data as {
+    failure: { message: string };
+    attempt: number;
+    retried: { attempt: number }[];
+  };
+  assert.equal(data.failure.message, "no 14");
+  assert.equal(data.attempt, 14);
+  assert.deepEqual(
+    data.retried.map((r) => r.attempt),
+    [4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+  );
+});
+
+test("a durable retry lists the in-memory attempts before it; the outcome lists only those after", async () => {
+  const wf = workflow("mixed", async (ctx) =>
+    ctx.step(
+      "x",
+      ({ attempt }) => {
+        if (attempt < 3) throw new Error(`boom ${attempt}`);
+        return attempt;
+      },
+      // The harness sleeps backoffs under 50 ms in memory: ~10–20 ms, then ~100–200 ms (durable).
+      { retry: { maxAttempts: 3, initialInterval: 20, backoff: 10, maxInterval: 1000 } },
+    ),
+  );
+  const h = new Harness(new MemoryRunStore(), [wf]);
+  await h.start("mixed", null, "r1");
+  assert.deepEqual(await h.drain(), ["waiting"]);
+  h.clock.advance(1000);
+  assert.deepEqual(await h.drain(), ["completed"]);
+  const [retry, outcome] = await h.store.loadHistory(T, "r1", 0);
+  assert.equal(retry?.type, "step_retry");
+  const scheduled = retry?.data as { attempt: number; retried: { attempt: number }[] };
+  assert.equal(scheduled.attempt, 2);
+  assert.deepEqual(
+    scheduled.retried.map((r) => r.attempt),
+    [1],
+  );
+  assert.deepEqual(outcome?.data, { result: 3, attempt: 3, ref: 0 });
+});
+
 test("a non-retryable error fails the step at once and the run with a WorkflowFailure", async () => {
   let attempts = 0;
   class Declined extends Error {
@@ -184,6 +272,7 @@ test("long retry backoffs are durable: the run waits and resumes at the retry ti
     hist.map((e) => e.type),
     ["step_retry", "step"],
   );
+  assert.equal((hist[1]?.data as { attempt?: number }).attempt, 2, "the outcome names its attempt");
 });
 
 test("sleep is a durable timer: waiting with wake_at, resumed when due", async () => {

@@ -11,7 +11,7 @@ import { runLink } from "./path-segment.ts";
 
 const field = (e: RunEvent, k: string): unknown => e.data?.[k];
 
-function asFailure(v: unknown): Failure | null {
+export function asFailure(v: unknown): Failure | null {
   if (typeof v !== "object" || v === null) return null;
   const f = v as Partial<Failure>;
   return typeof f.message === "string" ? { name: f.name ?? "Error", message: f.message } : null;

@@ -1,9 +1,12 @@
 /**
  * The run's timeline: one item per ctx call, in history order, each with its start,
  * how long it took (or that it is still waiting), and every event recorded for it —
- * the failed attempts of a retried step, the end of a wait — with its time.
+ * the failed attempts of a retried step, the end of a wait — with its time. Attempts
+ * retried in memory have no event of their own: the step's next event lists them
+ * (`data.retried`), and they are shown as lines before it.
  */
-import { EventDetail } from "./event-detail.tsx";
+import { Fragment } from "react";
+import { asFailure, EventDetail, FailureText } from "./event-detail.tsx";
 import { between, formatDuration, formatTime } from "./format.ts";
 import type { RunEvent } from "./run-types.ts";
 import { buildTimeline, isOpen, type TimelineEntry } from "./timeline-model.ts";
@@ -24,9 +27,47 @@ const LABELS: Record<string, string> = {
   uuid: "UUID",
 };
 
+/** The highest attempt an event names; runs recorded before `attempt` existed are counted. */
 function attempts(entry: TimelineEntry): number {
   const failed = entry.events.filter((e) => e.type === "step_retry").length;
-  return failed + (entry.events.some((e) => e.type === "step") ? 1 : 0);
+  let n = failed + (entry.events.some((e) => e.type === "step") ? 1 : 0);
+  for (const e of entry.events) {
+    const a = e.data?.attempt;
+    if (typeof a === "number" && a > n) n = a;
+  }
+  return n;
+}
+
+interface RetriedAttempt {
+  attempt: number;
+  at: number;
+  failure: unknown;
+}
+
+function retriedOf(e: RunEvent): RetriedAttempt[] {
+  const list = e.data?.retried;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (r): r is RetriedAttempt =>
+      typeof r === "object" && r !== null && typeof (r as RetriedAttempt).attempt === "number",
+  );
+}
+
+function RetriedLine({ retried }: { retried: RetriedAttempt }) {
+  const failure = asFailure(retried.failure);
+  const at = typeof retried.at === "number" ? retried.at : null;
+  return (
+    <li className="retried">
+      {at !== null && <time dateTime={new Date(at).toISOString()}>{formatTime(at)}</time>}{" "}
+      <span className="event-type">attempt {retried.attempt} failed</span>
+      {failure !== null && (
+        <>
+          : <FailureText failure={failure} />
+        </>
+      )}
+      ; retried in memory
+    </li>
+  );
 }
 
 /** How the entry ended, for its marker: failed, still waiting, or done. */
@@ -81,7 +122,14 @@ function Entry({ entry, runFinal }: { entry: TimelineEntry; runFinal: boolean })
         aria-label={`events of ${LABELS[entry.type] ?? entry.type} #${entry.seq}`}
       >
         {first !== undefined &&
-          entry.events.map((e) => <EventLine key={e.seq} event={e} first={first} />)}
+          entry.events.map((e) => (
+            <Fragment key={e.seq}>
+              {retriedOf(e).map((r) => (
+                <RetriedLine key={`retried-${r.attempt}`} retried={r} />
+              ))}
+              <EventLine event={e} first={first} />
+            </Fragment>
+          ))}
       </ol>
     </li>
   );

@@ -3,15 +3,19 @@
  * returns the record. Failed attempts are retried by the retry policy: short
  * backoffs are slept in memory, longer ones are recorded (`step_retry`) and
  * waited like a timer, so a crash in between resumes at the right attempt.
+ * The attempts retried in memory are listed in the step's next event (its
+ * outcome, or a durable retry), so the history shows them without a write each.
  */
 import { toMs } from "../../../domain/duration.ts";
-import type {
-  RetryScheduled,
-  StepEvent,
-  StepOutcome,
-  StepRetriedEvent,
-  StepRetryEvent,
-  StepSettledEvent,
+import {
+  MAX_RETRIED_LISTED,
+  type AttemptFailure,
+  type RetryScheduled,
+  type StepEvent,
+  type StepOutcome,
+  type StepRetriedEvent,
+  type StepRetryEvent,
+  type StepSettledEvent,
 } from "../../../domain/run-event.ts";
 import { CancelledFailure, StepFailedError, toFailure } from "../../../domain/workflow-failure.ts";
 import { toJson } from "../json-form.ts";
@@ -54,6 +58,7 @@ export async function runStep(
   const flushed = rt.writer.flushIfPending();
   if (flushed !== undefined) await flushed;
   const onCancel = rt.cancellation.abortOnCancel;
+  const retried: AttemptFailure[] = [];
   for (; ; attempt++) {
     let result: unknown;
     // The function's effect is not fenced: it must not start once the lease ran out (a
@@ -62,12 +67,14 @@ export async function runStep(
     try {
       result = await runAttempt(fn, idempotencyKey, attempt, timeoutMs, onCancel);
     } catch (e) {
-      isCall = await afterFailure(rt, seq, isCall, name, attempt, e, policy, options);
+      const tried = { attempt, retried };
+      isCall = await afterFailure(rt, seq, isCall, name, tried, e, policy, options);
       continue;
     }
     rt.halts.check();
     const value = toJson(result);
-    rt.writer.defer(stepEvent(rt, seq, isCall, name, { result: value }));
+    const outcome = { result: value, ...attemptsOf(attempt, retried) };
+    rt.writer.defer(stepEvent(rt, seq, isCall, name, outcome));
     return value;
   }
 }
@@ -82,29 +89,44 @@ async function afterFailure(
   seq: number,
   isCall: boolean,
   name: string,
-  attempt: number,
+  tried: { attempt: number; retried: AttemptFailure[] },
   e: unknown,
   policy: ResolvedRetryPolicy,
   options: StepOptions,
 ): Promise<boolean> {
+  const { attempt, retried } = tried;
   rt.halts.check();
   // Cancelled while running and the function gave up: the step ends cancelled, no retry.
   if (rt.cancellation.cancelling) await (isCall ? cancelCall(rt, seq) : cancelWait(rt, seq));
   const failure = toFailure(e);
   const delay = retryDelay(policy, attempt, e, failure, options.nonRetryable);
   if (delay === null) {
-    await rt.writer.append(stepEvent(rt, seq, isCall, name, { failure }));
+    const outcome = { failure, ...attemptsOf(attempt, retried) };
+    await rt.writer.append(stepEvent(rt, seq, isCall, name, outcome));
     throw new StepFailedError(name, failure);
   }
   if (delay < rt.options.inMemoryBackoffMs) {
+    retried.push({ attempt, at: rt.options.now(), failure });
+    if (retried.length > MAX_RETRIED_LISTED) retried.shift();
     await rt.cancellation.sleep(delay);
     rt.halts.check();
     return isCall;
   }
   const retryAt = rt.options.now() + delay;
-  await rt.writer.append(retryEvent(rt, seq, isCall, name, { attempt, retryAt, failure }));
+  const scheduled = { attempt, retryAt, failure, ...attemptsOf(1, retried) };
+  await rt.writer.append(retryEvent(rt, seq, isCall, name, scheduled));
+  // Listed in this event: the next one lists only what fails after it.
+  retried.length = 0;
   await waitUntil(rt, seq, retryAt, NO_SIGNALS);
   return false;
+}
+
+/** The outcome's attempt fields: left out for a first attempt with nothing retried, as before. */
+function attemptsOf(attempt: number, retried: readonly AttemptFailure[]) {
+  return {
+    ...(attempt > 1 ? { attempt } : {}),
+    ...(retried.length > 0 ? { retried: [...retried] } : {}),
+  };
 }
 
 /** The step's outcome: at the call's position, or as the completion of a durable retry. */
