@@ -116,10 +116,10 @@ function stream(
 }
 
 function pathsFor(topic: Topic, userId: string, directory: Directory): string[] {
-  // Runs page in id (= creation) order, oldest first, so the first page alone would miss
-  // every newer run. A run that is created, changes state or finishes enters or leaves one
-  // of the unfinished statuses' lists, whose first pages are what an operator watches.
-  if (topic === "runs") return UNFINISHED.map((s) => `runs?status=${s}&limit=100`);
+  // A run that is created, changes state or finishes enters or leaves one of the
+  // unfinished statuses' lists. Newest first, so a new run is always on the first page,
+  // however many runs of its status came before it.
+  if (topic === "runs") return UNFINISHED.map((s) => `runs?status=${s}&order=newest&limit=100`);
   if (topic === "fences") return ["admin/cache/mutations"];
   const own = `tasks?user=${encodeURIComponent(userId)}&limit=50`;
   const groups = directory

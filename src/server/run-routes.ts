@@ -40,6 +40,7 @@ import {
   tenantHeaders,
   type PageQuery,
 } from "./schema-primitives.ts";
+import { RUN_LIST_ORDERS, type RunListOrder } from "../engine/durable/run-list-order.ts";
 
 export interface RunRouteOptions {
   runs: DurableRuns;
@@ -58,6 +59,7 @@ interface RunListQuery extends PageQuery, CreatedRangeQuery {
   status?: RunStatus;
   workflow?: string;
   startedBy?: string;
+  order?: RunListOrder;
 }
 
 export function runRoutes(
@@ -121,10 +123,11 @@ export function runRoutes(
         tags: ["runs"],
         summary: "A page of runs, filtered by status, workflow, starter and creation time",
         description:
-          "The tenant's runs in id order, paged; every filter is optional and they combine. " +
+          "The tenant's runs, paged: in id order (`order=oldest`, the default), or newest " +
+          "first by creation time (`order=newest`). Every filter is optional and they combine. " +
           "`createdAfter` is inclusive, `createdBefore` exclusive; a `createdAfter` later " +
           "than `createdBefore` is a 400. A cursor carries no filter: send the same filters " +
-          "with it.",
+          "and order with it.",
         headers: tenantHeaders,
         querystring: {
           type: "object",
@@ -147,6 +150,14 @@ export function runRoutes(
                 "Only runs this actor started (the X-Actor-Id of the start); child runs " +
                 "count as started by their parent's starter.",
               examples: ["alice"],
+            },
+            order: {
+              type: "string",
+              enum: RUN_LIST_ORDERS,
+              description:
+                "oldest: by id (for generated ids, the order of creation); newest: by " +
+                "creation time, descending.",
+              examples: ["newest"],
             },
             ...createdRangeQueryProperties,
             ...pageQueryProperties,
@@ -171,11 +182,12 @@ export function runRoutes(
     },
     async (req) => {
       const { tenantId } = tenantContext(req);
-      const { status, workflow, startedBy, limit, cursor } = req.query;
+      const { status, workflow, startedBy, limit, cursor, order } = req.query;
       const page = await runs.list(tenantId, {
         status,
         workflow,
         startedBy,
+        order,
         created: createdRange(req.query),
         limit,
         cursor: cursor === undefined ? undefined : decodeCursor(cursor),

@@ -96,15 +96,23 @@ test("the runs list filters by status, workflow, starter and creation time, and 
   await page.getByLabel("Workflow").fill("leaf");
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page).toHaveURL(/workflow=leaf/);
+  // Newest first: leaf-carol, leaf-26 … leaf-03 on the first page.
   await expect(rows).toHaveCount(26); // a header and 25 runs
-  await expect(page.getByRole("link", { name: "leaf-00" })).toBeVisible();
+  await expect(rows.nth(1)).toContainText("leaf-carol");
+  await expect(page.getByRole("link", { name: "leaf-00" })).toHaveCount(0);
   await page.getByRole("button", { name: "Next page" }).click();
   await expect(page.getByText("Page 2")).toBeVisible();
-  await expect(rows).toHaveCount(4); // leaf-25, leaf-26, leaf-carol
-  await expect(page.getByRole("link", { name: "leaf-carol" })).toBeVisible();
+  await expect(rows).toHaveCount(4); // leaf-02, leaf-01, leaf-00
+  await expect(rows.nth(3)).toContainText("leaf-00");
   await expect(page.getByRole("button", { name: "Next page" })).toBeDisabled();
   await page.getByRole("button", { name: "Previous page" }).click();
-  await expect(page.getByRole("link", { name: "leaf-00" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "leaf-carol" })).toBeVisible();
+  // Oldest first, kept in the address like the filters.
+  await page.getByLabel("Order").selectOption("oldest");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page).toHaveURL(/order=oldest/);
+  await expect(rows.nth(1)).toContainText("leaf-00");
+  await page.getByLabel("Order").selectOption("newest");
 
   await page.getByLabel("Started by").fill("carol");
   await page.getByRole("button", { name: "Apply filters" }).click();
@@ -145,11 +153,13 @@ test("a new run and a run's new status appear on the open list without a reload"
   await expect(row).toContainText("completed");
 });
 
-test("a run past the first 50 (which the live events watch) still refreshes on its page", async ({
+test("a run's page follows its status without a reload, after 50 runs that sort before it", async ({
   page,
   server,
 }) => {
-  // Ids sort as text: these 50 come before every other run, the late one after them all.
+  // Ids sort as text: these 50 come before every other run, the late one after them all
+  // (the live events watch the newest runs of each unfinished status; the page also
+  // reads its run again every 5 s, should an event be missed).
   for (let i = 0; i < 50; i++) {
     await server.engine("POST", "workflows/leaf/runs", {
       id: `0000-pad-${String(i).padStart(2, "0")}`,

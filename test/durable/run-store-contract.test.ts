@@ -601,6 +601,44 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.deepEqual(await ids({ createdFrom: NOW + 2_000, createdUntil: NOW + 2_000 }), []);
     });
 
+    t(
+      "listRuns newest first: by creation time then id, descending, paged by position",
+      async ({ runs }) => {
+        // Caller ids that do not follow time ("b" before "a"), and two runs of one millisecond.
+        const spec = [
+          ["z-first", 0],
+          ["b-second", 1_000],
+          ["a-third", 2_000],
+          ["m-tie", 3_000],
+          ["n-tie", 3_000],
+        ] as const;
+        for (const [id, at] of spec) await runs.createRun(newRun(id, { now: NOW + at }));
+        const page = async (limit: number, before?: { createdAt: number; id: string }) =>
+          (await runs.listRuns({ tenantId: T, limit, order: "newest", before })).map((r) => r.id);
+        assert.deepEqual(await page(10), ["n-tie", "m-tie", "a-third", "b-second", "z-first"]);
+        assert.deepEqual(await page(10, { createdAt: NOW + 3_000, id: "n-tie" }), [
+          "m-tie",
+          "a-third",
+          "b-second",
+          "z-first",
+        ]);
+        assert.deepEqual(await page(2, { createdAt: NOW + 2_000, id: "a-third" }), [
+          "b-second",
+          "z-first",
+        ]);
+        const filtered = await runs.listRuns({
+          tenantId: T,
+          limit: 10,
+          order: "newest",
+          createdUntil: NOW + 2_000,
+        });
+        assert.deepEqual(
+          filtered.map((r) => r.id),
+          ["b-second", "z-first"],
+        );
+      },
+    );
+
     if (sql) {
       t("a child run records its parent's starter, like its root instance", async ({ runs }) => {
         await runs.createRun(newRun("parent", { startedBy: "dave" }));

@@ -330,7 +330,21 @@ for (const b of [...oneNode, ...deployments.filter((k) => k.nodeCount > 1)]) {
         assert.deepEqual(windowed.ids, [[r.b1, r.a2], [r.a3]]);
       });
 
+      void test("order=newest: by creation time, descending, with the filters, paged", async () => {
+        assert.deepEqual(await runs("/v1/runs?order=newest"), [r.a3, r.a2, r.b1, r.a1]);
+        assert.deepEqual(await runs("/v1/runs?order=oldest"), [r.a1, r.b1, r.a2, r.a3]);
+        assert.deepEqual(await runs("/v1/runs?order=newest&startedBy=alice"), [r.a3, r.a2, r.a1]);
+        const windowed = `/v1/runs?order=newest&createdAfter=${h(11)}&createdBefore=${h(13)}`;
+        assert.deepEqual(await runs(windowed), [r.a2, r.b1]);
+        const paged = await pages("alice", "/v1/runs?order=newest&limit=3");
+        assert.deepEqual(paged.ids, [[r.a3, r.a2, r.b1], [r.a1]]);
+        // A cursor belongs to its order: an oldest-first cursor is refused by newest.
+        const oldest = await ok("alice", "GET", "/v1/runs?limit=1");
+        await bad(`/v1/runs?order=newest&cursor=${oldest.nextCursor}`, /malformed cursor/);
+      });
+
       void test("bad values are 400s naming the parameter", async () => {
+        await bad("/v1/runs?order=latest", /query parameter 'order'/);
         await bad("/v1/runs?createdAfter=yesterday", /query parameter 'createdAfter'/);
         await bad("/v1/runs?createdBefore=2027-01-15", /query parameter 'createdBefore'/);
         await bad("/v1/runs?createdAfter=2027-01-15T10:00:00", /query parameter 'createdAfter'/);

@@ -15,6 +15,7 @@ import {
   type SuspendResult,
 } from "../../src/engine/durable/run-store-port.ts";
 import type { WorkflowFailure } from "../../src/domain/workflow-failure.ts";
+import type { RunPosition } from "../../src/engine/durable/run-list-order.ts";
 
 const key = (t: string, id: string) => `${t}\u0000${id}`;
 const clone = <T>(v: T): T => structuredClone(v);
@@ -55,9 +56,10 @@ export class MemoryRunStore implements RunStore {
           (q.startedBy === undefined || r.startedBy === q.startedBy) &&
           (q.createdFrom === undefined || r.createdAt >= q.createdFrom) &&
           (q.createdUntil === undefined || r.createdAt < q.createdUntil) &&
-          (q.after === undefined || r.id > q.after),
+          (q.after === undefined || r.id > q.after) &&
+          (q.before === undefined || isBefore(r, q.before)),
       )
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) => (q.order === "newest" ? newestFirst(a, b) : byId(a, b)))
       .slice(0, q.limit);
     return Promise.resolve(clone(out));
   }
@@ -293,3 +295,9 @@ export class MemoryRunStore implements RunStore {
     r.wakeAt = now - 1;
   }
 }
+
+const byId = (a: Run, b: Run) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const newestFirst = (a: Run, b: Run) => b.createdAt - a.createdAt || byId(b, a);
+/** Strictly after `p` in newest-first order. */
+const isBefore = (r: Run, p: RunPosition) =>
+  r.createdAt < p.createdAt || (r.createdAt === p.createdAt && r.id < p.id);

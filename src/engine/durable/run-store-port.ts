@@ -12,6 +12,7 @@
  */
 import type { Run, RunEvent, RunSignal, RunStatus } from "../../domain/run.ts";
 import type { WorkflowFailure } from "../../domain/workflow-failure.ts";
+import type { RunListOrder, RunPosition } from "./run-list-order.ts";
 
 export interface Lease {
   tenantId: string;
@@ -74,8 +75,12 @@ export interface RunListQuery {
   /** Created before this time (epoch ms, exclusive). */
   createdUntil?: number | undefined;
   limit: number;
-  /** Exclusive lower bound on id (keyset). */
+  /** By id ascending (keyset `after`; the default), or by creation time then id, descending (keyset `before`). */
+  order?: RunListOrder | undefined;
+  /** Oldest first: an exclusive lower bound on id. */
   after?: string | undefined;
+  /** Newest first: only runs strictly before this position in that order. */
+  before?: RunPosition | undefined;
 }
 
 /** A run still held after a heartbeat. */

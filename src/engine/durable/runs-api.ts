@@ -21,6 +21,7 @@ import {
   type RunStatus,
 } from "../../domain/run.ts";
 import type { WorkflowRegistry } from "./registry.ts";
+import { newestCursor, parseNewestCursor, parseOrder } from "./run-list-order.ts";
 import type { RunStore } from "./run-store-port.ts";
 import { SERVED_TTL_MS, ServedWorkflows } from "./served-workflows.ts";
 import type { AnyWorkflowDefinition } from "./types.ts";
@@ -46,6 +47,8 @@ export interface RunListRequest {
   created?: CreatedRange | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
+  /** "oldest" (by id, the default) or "newest" (by creation time, descending). */
+  order?: string | undefined;
 }
 
 export interface RunPage {
@@ -132,7 +135,10 @@ export class DurableRuns {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
       throw validation(`limit must be 1–${MAX_PAGE_SIZE}`);
     }
-    if (q.cursor !== undefined && (q.cursor === "" || q.cursor.length > MAX_RUN_ID_LENGTH)) {
+    const order = parseOrder(q.order);
+    const newest = order === "newest";
+    const cursor = q.cursor;
+    if (!newest && cursor !== undefined && (cursor === "" || cursor.length > MAX_RUN_ID_LENGTH)) {
       throw validation("malformed cursor");
     }
     const items = await this.store.listRuns({
@@ -143,11 +149,15 @@ export class DurableRuns {
       createdFrom: q.created?.from,
       createdUntil: q.created?.until,
       limit: limit + 1,
-      after: q.cursor,
+      order,
+      after: newest ? undefined : cursor,
+      before: newest && cursor !== undefined ? parseNewestCursor(cursor) : undefined,
     });
     const more = items.length > limit;
     if (more) items.length = limit;
-    return { items, nextCursor: more ? items[items.length - 1]!.id : null };
+    const last = items[items.length - 1];
+    const next = !more || last === undefined ? null : newest ? newestCursor(last) : last.id;
+    return { items, nextCursor: next };
   }
 
   async signal(tenantId: string, id: string, name: string, payload: unknown): Promise<void> {

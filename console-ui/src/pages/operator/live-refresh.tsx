@@ -1,8 +1,8 @@
 /**
  * Reads the page's data again on each live event of `topic`, and every FALLBACK_MS as
  * well, while it is rendered (mount it only while needed). The fallback is there because
- * the server's "runs" events watch only the first page of runs (the oldest 50, in id
- * order): a change to a run after those sends no event.
+ * the server's "runs" events watch only the newest 100 runs of each unfinished status: a
+ * change to an older run sends no event.
  */
 import { useEffect, useRef } from "react";
 import { useLive, type LiveTopic } from "../../live.ts";

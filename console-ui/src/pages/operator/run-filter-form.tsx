@@ -1,9 +1,10 @@
-/** The runs list's filter form: status, workflow, who started it, and a creation window. */
+/** The runs list's filter form: the order, status, workflow, who started it, and a creation window. */
 import { useState, type FormEvent } from "react";
 import { RUN_STATUSES } from "./run-types.ts";
 import type { RunFilters } from "./run-filters.ts";
 
 const EMPTY: RunFilters = {
+  order: "newest",
   status: "",
   workflow: "",
   startedBy: "",
@@ -30,6 +31,17 @@ export function RunFilterForm({
   };
   return (
     <form className="filters" onSubmit={submit} aria-label="Filter runs">
+      <div className="field">
+        <label htmlFor="f-order">Order</label>
+        <select
+          id="f-order"
+          value={f.order}
+          onChange={(e) => set("order", e.target.value === "oldest" ? "oldest" : "newest")}
+        >
+          <option value="newest">newest first</option>
+          <option value="oldest">oldest first</option>
+        </select>
+      </div>
       <div className="field">
         <label htmlFor="f-status">Status</label>
         <select

@@ -4,7 +4,11 @@
  */
 import { RUN_STATUSES, type RunStatus } from "./run-types.ts";
 
+export type RunOrder = "newest" | "oldest";
+
 export interface RunFilters {
+  /** Newest first unless the address asks for oldest (GET /v1/runs's order). */
+  order: RunOrder;
   status: RunStatus | "";
   workflow: string;
   startedBy: string;
@@ -24,6 +28,7 @@ export const FILTER_KEYS = [
 export function filtersFrom(params: URLSearchParams): RunFilters {
   const status = params.get("status") ?? "";
   return {
+    order: params.get("order") === "oldest" ? "oldest" : "newest",
     status: RUN_STATUSES.find((s) => s === status) ?? "",
     workflow: params.get("workflow") ?? "",
     startedBy: params.get("startedBy") ?? "",
@@ -34,6 +39,8 @@ export function filtersFrom(params: URLSearchParams): RunFilters {
 
 export function paramsFrom(f: RunFilters): URLSearchParams {
   const p = new URLSearchParams();
+  // The default order stays out of the address, as unset filters do.
+  if (f.order === "oldest") p.set("order", "oldest");
   for (const k of FILTER_KEYS) if (f[k].trim() !== "") p.set(k, f[k].trim());
   return p;
 }
@@ -51,6 +58,7 @@ export function runsQuery(f: RunFilters, cursor: string | null, limit: number): 
     const v = p.get(k);
     if (v !== null) p.set(k, toInstant(v));
   }
+  p.set("order", f.order);
   p.set("limit", String(limit));
   if (cursor !== null) p.set("cursor", cursor);
   return `runs?${p.toString()}`;

@@ -1,6 +1,6 @@
 /**
- * The durable runs, filtered and paged by the engine's cursor (id order, as GET /v1/runs
- * pages them). New runs and status changes arrive by live events (live-refresh.tsx): the
+ * The durable runs, filtered and paged by the engine's cursor (newest first unless the
+ * filter asks for oldest, as GET /v1/runs pages them). New runs and status changes arrive by live events (live-refresh.tsx): the
  * page in view is read again, at the same cursor.
  */
 import { useCallback, useState } from "react";

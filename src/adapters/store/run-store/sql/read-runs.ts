@@ -29,7 +29,17 @@ export async function listRuns(db: RunDb, q: RunListQuery): Promise<Run[]> {
     .$if(q.createdFrom !== undefined, (b) => b.where("created_at", ">=", q.createdFrom!))
     .$if(q.createdUntil !== undefined, (b) => b.where("created_at", "<", q.createdUntil!))
     .$if(q.after !== undefined, (b) => b.where("id", ">", q.after!))
-    .orderBy("id")
+    .$if(q.before !== undefined, (b) =>
+      b.where((eb) =>
+        eb.or([
+          eb("created_at", "<", q.before!.createdAt),
+          eb.and([eb("created_at", "=", q.before!.createdAt), eb("id", "<", q.before!.id)]),
+        ]),
+      ),
+    )
+    .$if(q.order !== "newest", (b) => b.orderBy("id"))
+    // Newest first walks runs_created_ix (tenant_id, created_at) backwards.
+    .$if(q.order === "newest", (b) => b.orderBy("created_at", "desc").orderBy("id", "desc"))
     // One past the largest page: the caller asks for limit + 1 to learn whether more follow.
     .limit(Math.min(Math.max(Math.trunc(q.limit) || 1, 1), MAX_PAGE_SIZE + 1))
     .execute();
