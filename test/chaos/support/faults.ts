@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Backend } from "../../support/backends.ts";
 import type { FaultProxy } from "../../support/fault-proxy.ts";
 import type { ChaosNode } from "./chaos-node.ts";
-import { untilWorkInHand } from "./in-flight.ts";
+import { stepsInFlight, untilWorkInHand } from "./in-flight.ts";
 import type { SmallDisk } from "./small-disk.ts";
 
 export interface FaultTarget {
@@ -39,6 +39,26 @@ export const LEASE_MS = 5_000;
 const PAUSE_MS = LEASE_MS + 3_000;
 /** Under the mixed load a node starts a step every few tens of ms; 5 s without one is a stall. */
 const IN_FLIGHT_WAIT_MS = 5_000;
+
+/**
+ * SIGSTOP while the node has a step in hand. The step seen in flight may end in
+ * the few ms before the signal lands (1 pause in ~10 on a quiet machine, more
+ * under load), and a pause with nothing in hand leaves the fence nothing to
+ * refuse: the log of a stopped node no longer changes, so it tells, and the
+ * node is let go at once to try again.
+ */
+async function pauseWithStepInHand(node: ChaosNode): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await untilWorkInHand(node.stepLog, IN_FLIGHT_WAIT_MS);
+    node.pause();
+    // The stop is asynchronous: a write the node had begun lands within a few ms.
+    await sleep(STOP_SETTLE_MS);
+    if (stepsInFlight(node.stepLog) > 0 || attempt === PAUSE_TRIES) return;
+    node.resume();
+  }
+}
+const STOP_SETTLE_MS = 20;
+const PAUSE_TRIES = 10;
 
 const servers: Backend["name"][] = ["postgres", "mysql"];
 const all: Backend["name"][] = ["sqlite", "postgres", "mysql"];
@@ -114,8 +134,7 @@ export const faults: readonly Fault[] = [
     // On SQLite (one node) nobody takes over: the node must carry on after SIGCONT.
     async run(t) {
       const b = lastNode(t);
-      await untilWorkInHand(b.stepLog, IN_FLIGHT_WAIT_MS);
-      b.pause();
+      await pauseWithStepInHand(b);
       await sleep(PAUSE_MS);
       b.resume();
       return Date.now();

@@ -17,6 +17,11 @@ const JUST_ENDED_MS = 150;
 const inFlight = (marks: StepMark[]) =>
   marks.filter((m) => m.what === "start").length > marks.filter((m) => m.what === "end").length;
 
+/** How many steps of the log have started and not ended (read once, e.g. of a stopped node). */
+export function stepsInFlight(stepLog: string): number {
+  return [...readStepLogs([stepLog])].filter(([, marks]) => inFlight(marks)).length;
+}
+
 /** True when both held at once; false otherwise (a step in flight alone, or nothing in the limit). */
 export async function untilWorkInHand(stepLog: string, limitMs: number): Promise<boolean> {
   const deadline = Date.now() + limitMs;
