@@ -7,6 +7,7 @@
  */
 import { isIP } from "node:net";
 import { TENANT_PATTERN } from "../domain/limits.ts";
+import { SYSTEM_TENANT } from "../engine/coordination/api-keys.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import type { TaskflowConfig } from "./config.ts";
 import { parseApiKeys, parseIds, parseWholeMs } from "./parse-values.ts";
@@ -100,6 +101,9 @@ export function parseConsoleTenant(value: unknown): string {
   const tenant = typeof value === "string" ? value.trim() : "";
   if (!TENANT.test(tenant)) {
     throw new InvalidValue("must be a tenant id: 1–64 letters, digits, '.', '_' or '-'");
+  }
+  if (tenant === SYSTEM_TENANT) {
+    throw new InvalidValue(`${SYSTEM_TENANT} holds the engine's own records (stored keys, locks)`);
   }
   return tenant;
 }

@@ -61,6 +61,7 @@ test("bad values name the variable; the key is never echoed", () => {
     [{ WF_CONSOLE_API_KEY: "a b" }, /environment WF_CONSOLE_API_KEY/],
     [{ WF_CONSOLE_TENANT: "a/b" }, /environment WF_CONSOLE_TENANT: must be a tenant id/],
     [{ WF_CONSOLE_TENANT: "t".repeat(65) }, /environment WF_CONSOLE_TENANT/],
+    [{ WF_CONSOLE_TENANT: "_taskflow" }, /environment WF_CONSOLE_TENANT: _taskflow holds/],
     [{ WF_CONSOLE_TRUSTED_HEADER: "X-Forwarded-User" }, /WF_CONSOLE_TRUSTED_PROXIES is empty/],
     [{ WF_CONSOLE_TRUSTED_PROXIES: "10.0.0.1" }, /WF_CONSOLE_TRUSTED_HEADER is not/],
     [{ WF_CONSOLE_SESSION_TTL: "3600000", WF_CONSOLE_REFRESH_TTL: "600000" }, /shorter than/],
