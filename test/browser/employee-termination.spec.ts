@@ -12,15 +12,24 @@ import { expectAccessible } from "./accessibility.ts";
 import { screenshot } from "./console-fixture.ts";
 import { expect, signIn, test, TERMINATION_API_KEY } from "./termination-fixture.ts";
 
-/** Everything the browser received, read in full once the story is over. */
+/**
+ * Everything the browser received, read in full once the story is over. The
+ * pages keep polling after that: an answer that arrives after `all()` is not
+ * read, since its page may close while it is being read (an unhandled "Target
+ * page has been closed" that failed a CI run).
+ */
 class Received {
   private readonly reads: Promise<string>[] = [];
+  private done = false;
 
   watch(page: Page): void {
-    page.on("response", (r) => this.reads.push(readAll(r)));
+    page.on("response", (r) => {
+      if (!this.done) this.reads.push(readAll(r));
+    });
   }
 
   async all(): Promise<string[]> {
+    this.done = true;
     return Promise.all(this.reads);
   }
 }
