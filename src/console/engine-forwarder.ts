@@ -1,8 +1,8 @@
 /**
  * Calls the engine's REST API for the Console with what only the server
  * holds: the API key, X-Actor-Id from the session and X-Tenant-Id from the
- * configuration. From the browser's
- * request only the body and a few harmless headers travel on; its cookies,
+ * configuration. From the browser's request only the body and a few harmless
+ * headers travel on; its cookies,
  * X-Api-Key, X-Actor-Id and X-Tenant-Id never do. From the engine's answer
  * only status, body and a few headers come back.
  *

@@ -26,7 +26,7 @@ export function withoutStack<E extends { data: unknown }>(e: E): E {
     ...e,
     data: {
       ...data,
-      ...(hasStack ? { failure: { ...failure, stack: null } } : {}),
+      ...(hasStack ? { failure: hideStack(failure) } : {}),
       ...(retried === null ? {} : { retried: retried.map(withoutAttemptStack) }),
     },
   };
@@ -34,5 +34,5 @@ export function withoutStack<E extends { data: unknown }>(e: E): E {
 
 function withoutAttemptStack(a: unknown): unknown {
   if (typeof a !== "object" || a === null || !("failure" in a) || !isFailure(a.failure)) return a;
-  return { ...a, failure: { ...a.failure, stack: null } };
+  return { ...a, failure: hideStack(a.failure) };
 }

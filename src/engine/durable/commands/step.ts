@@ -113,7 +113,7 @@ async function afterFailure(
     return isCall;
   }
   const retryAt = rt.options.now() + delay;
-  const scheduled = { attempt, retryAt, failure, ...attemptsOf(1, retried) };
+  const scheduled = { attempt, retryAt, failure, ...listed(retried) };
   await rt.writer.append(retryEvent(rt, seq, isCall, name, scheduled));
   // Listed in this event: the next one lists only what fails after it.
   retried.length = 0;
@@ -123,11 +123,12 @@ async function afterFailure(
 
 /** The outcome's attempt fields: left out for a first attempt with nothing retried, as before. */
 function attemptsOf(attempt: number, retried: readonly AttemptFailure[]) {
-  return {
-    ...(attempt > 1 ? { attempt } : {}),
-    ...(retried.length > 0 ? { retried: [...retried] } : {}),
-  };
+  return { ...(attempt > 1 ? { attempt } : {}), ...listed(retried) };
 }
+
+/** The attempts retried in memory, as an event lists them: left out when none. */
+const listed = (retried: readonly AttemptFailure[]) =>
+  retried.length > 0 ? { retried: [...retried] } : {};
 
 /** The step's outcome: at the call's position, or as the completion of a durable retry. */
 function stepEvent(
