@@ -13,7 +13,7 @@ import { openDatabase } from "../adapters/store/open-database.ts";
 import { coordinationFor } from "../coordination-for.ts";
 import { definitionCacheFor } from "../definition-cache-for.ts";
 import { InvalidDocumentError, invalidDocument, isTaskflowError } from "../domain/errors.ts";
-import { diffJson, type DiffEntry } from "../engine/definitions/definition-diff.ts";
+import { definitionDiff, type DiffEntry } from "../engine/definitions/definition-diff.ts";
 import { formatOf, parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import {
   DefinitionVersions,
@@ -150,12 +150,16 @@ async function publish(file: string, o: DbOptions, io: CliIo): Promise<number> {
   }
   const ctx = { tenantId: o.tenantId, actorId: o.actorId };
   const published = await withVersions(o, io, (v) => v.publish(ctx, key, doc));
-  io.out(`published ${published.key} version ${published.version}\n`);
+  io.out(
+    published.unchanged === true
+      ? `unchanged: ${published.key} version ${published.version} is this definition already\n`
+      : `published ${published.key} version ${published.version}\n`,
+  );
   return 0;
 }
 
 async function diffFiles(a: string, b: string, io: CliIo): Promise<number> {
-  printDiff(diffJson(await readDefinition(a), await readDefinition(b)), io);
+  printDiff(definitionDiff(await readDefinition(a), await readDefinition(b)), io);
   return 0;
 }
 

@@ -203,7 +203,10 @@ export function definitionVersionRoutes(
           "The version is the key's highest number + 1, never reused, whatever publishes race. " +
           "Also checked against the tenant's published definitions: sub-processes must name " +
           "one, triggers must not take another definition's route. Creates the plain " +
-          "definition (key, name) if the key has none.",
+          "definition (key, name) if the key has none. A definition with no difference from " +
+          "the key's published head (as the diff tells, `/version` aside) makes no new " +
+          "version: 200 with the head's version and `unchanged: true` (a published draft is " +
+          "consumed all the same).",
         headers: actorHeaders,
         params: keyParams,
         body: { type: ["object", "null"], additionalProperties: true },
@@ -217,6 +220,19 @@ export function definitionVersionRoutes(
             },
             { key: "leave", version: 3 },
           ),
+          200: jsonResponse(
+            "Unchanged: the published head is this definition already; no version was made",
+            {
+              type: "object",
+              required: ["key", "version", "unchanged"],
+              properties: {
+                key: { type: "string" },
+                version: { type: "integer" },
+                unchanged: { type: "boolean", const: true },
+              },
+            },
+            { key: "leave", version: 3, unchanged: true },
+          ),
           ...apiErrors({ body: true }, "NotFound", "Conflict"),
         },
       },
@@ -224,7 +240,7 @@ export function definitionVersionRoutes(
     async (req, reply) => {
       const body = req.body === null ? undefined : req.body;
       const published = await definitions.publish(actorContext(req), req.params.key, body);
-      return reply.code(201).send(published);
+      return reply.code(published.unchanged === true ? 200 : 201).send(published);
     },
   );
 

@@ -185,14 +185,48 @@ for (const kind of deployments) {
         );
         const diff = await call("GET", "/v1/definitions/flow/diff?from=1&to=2");
         assert.equal(diff.status, 200);
+        // Every stored body carries its own number: /version is no change of the definition.
         assert.deepEqual(diff.body.changes, [
           { pointer: "/states/review/due", op: "add", to: "P2D" },
-          { pointer: "/version", op: "replace", from: 1, to: 2 },
         ]);
         const retracted = await call("POST", "/v1/definitions/flow/versions/2/retract");
         assert.equal(retracted.status, 200);
         assert.equal(retracted.body.status, "retracted");
         assert.equal((await call("GET", "/v1/definitions/flow/versions/latest")).body.version, 1);
+      });
+
+      test("publishing the head's definition again is 200 unchanged: no new version", async () => {
+        const doc = minimal("same");
+        assert.equal((await call("POST", "/v1/definitions/same/publish", doc)).status, 201);
+        const again = await call("POST", "/v1/definitions/same/publish", doc);
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.deepEqual(again.body, { key: "same", version: 1, unchanged: true });
+        // Key order is no change either: the diff compares objects key by key.
+        const reordered = Object.fromEntries(Object.entries(doc).reverse());
+        const third = await call("POST", "/v1/definitions/same/publish", reordered);
+        assert.deepEqual([third.status, third.body.version], [200, 1]);
+        // Racing equal publishes compare in the publish's transaction: one new version.
+        const changed = minimal("same");
+        changed.states.review.due = "P3D";
+        const raced = await Promise.all(
+          [0, 1, 2, 3].map(() => call("POST", "/v1/definitions/same/publish", changed)),
+        );
+        assert.deepEqual(raced.map((r) => r.status).sort(), [200, 200, 200, 201]);
+        assert.ok(raced.every((r) => r.body.version === 2));
+        // A draft equal to the head: unchanged, and the draft is consumed as a publish would.
+        assert.equal((await call("PUT", "/v1/definitions/same/draft", changed)).status, 200);
+        const fromDraft = await call("POST", "/v1/definitions/same/publish");
+        assert.deepEqual([fromDraft.status, fromDraft.body.unchanged], [200, true]);
+        assert.equal((await call("GET", "/v1/definitions/same/versions/draft")).status, 404);
+        const list = await call("GET", "/v1/definitions/same/versions");
+        assert.deepEqual(
+          list.body.items.map((v: Json) => v.version),
+          [1, 2],
+        );
+        // Against the head `latest` names: once 2 is retracted, its definition is new again.
+        assert.equal((await call("POST", "/v1/definitions/same/versions/2/retract")).status, 200);
+        const back = await call("POST", "/v1/definitions/same/publish", changed);
+        assert.deepEqual([back.status, back.body.version], [201, 3]);
       });
 
       test("the key in the body must be the key in the path", async () => {

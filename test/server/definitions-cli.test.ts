@@ -73,10 +73,16 @@ test("publish numbers versions; diff compares files and stored versions", async 
     err: "",
   });
   assert.equal((await cli("publish", two)).out, "published cli-key version 2\n");
+  // The same file again (a deploy that publishes every time) makes no version 3.
+  assert.deepEqual(await cli("publish", two), {
+    code: 0,
+    out: "unchanged: cli-key version 2 is this definition already\n",
+    err: "",
+  });
   const files = await cli("diff", one, two);
   assert.equal(files.out, '~ /states/review/title: "Review" → "Review it"\n');
   const stored = await cli("diff", "cli-key", "1", "latest");
-  assert.equal(stored.out, '~ /states/review/title: "Review" → "Review it"\n~ /version: 1 → 2\n');
+  assert.equal(stored.out, '~ /states/review/title: "Review" → "Review it"\n');
   assert.equal((await cli("diff", "cli-key", "1", "9")).code, 1);
 });
 

@@ -185,7 +185,6 @@ for (const b of backends) {
           { pointer: "/states/review/title", op: "replace", from: "Review", to: "Review again" },
           { pointer: "/states/review/actions", op: "add", to: { ok: { next: "end" } } },
           { pointer: "/states/review/next", op: "remove", from: "end" },
-          { pointer: "/version", op: "replace", from: 1, to: 2 },
         ]);
       }),
     );

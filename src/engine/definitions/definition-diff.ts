@@ -44,3 +44,12 @@ function diffAt(at: string, a: unknown, b: unknown, out: DiffEntry[]): void {
   // Both containers were handled above; what is left are scalars or a change of kind.
   if (a !== b) out.push({ pointer: at, op: "replace", from: a, to: b });
 }
+
+/**
+ * Two definitions' differences, without `/version`: the published number is
+ * written into each stored body, so every pair of versions would differ there
+ * and a definition published again unchanged would read as changed.
+ */
+export function definitionDiff(from: unknown, to: unknown): DiffEntry[] {
+  return diffJson(from, to).filter((e) => e.pointer !== "/version");
+}

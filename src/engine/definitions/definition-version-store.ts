@@ -36,11 +36,23 @@ export interface PublishVersion {
    * answer.
    */
   checkHeads?: ((heads: PublishedHead[]) => void) | undefined;
+  /**
+   * Whether the definition is the key's published head over again (the
+   * engine's rule), asked in the same transaction after checkHeads, on that
+   * fresh head. True: no version is written (a draft being published is
+   * still consumed) and the outcome names the head's version, `unchanged`.
+   */
+  sameAsHead?: ((head: PublishedHead) => boolean) | undefined;
 }
 
-/** What a publish did; `draft`: the draft was gone or changed, nothing was written. */
+/**
+ * What a publish did. `unchanged`: the definition was the published head's,
+ * no version was written and `version` is the head's. `draft`: the draft was
+ * gone or changed, nothing was written.
+ */
 export type PublishOutcome =
-  { published: true; version: number } | { published: false; because: "draft" };
+  | { published: true; version: number; unchanged?: true | undefined }
+  | { published: false; because: "draft" };
 
 export type RetractOutcome = "retracted" | "already" | "missing";
 

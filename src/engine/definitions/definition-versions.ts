@@ -8,7 +8,7 @@ import { DRAFT_VERSION } from "../../domain/definition-version.ts";
 import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 import type { Clock } from "../ports.ts";
-import { diffJson, type DiffEntry } from "./definition-diff.ts";
+import { definitionDiff, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";
 import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
 import { isRecord } from "./json-pointer.ts";
@@ -83,13 +83,17 @@ export class DefinitionVersions {
   /**
    * Publishes `doc`, or the draft when there is none. Checked against the
    * tenant's published definitions too: sub-processes must name one (or this
-   * key), triggers must not take another's route.
+   * key), triggers must not take another's route. A definition with no
+   * difference from the key's published head (as diff tells, `/version`
+   * aside) makes no new version: the answer is the head's, `unchanged`
+   * (a published draft is consumed all the same) — so publishing the same
+   * file on every deploy does not pile up versions.
    */
   async publish(
     ctx: ActorContext,
     key: string,
     doc?: unknown,
-  ): Promise<{ key: string; version: number }> {
+  ): Promise<{ key: string; version: number; unchanged?: true }> {
     let source = doc;
     let draftBody: string | undefined;
     if (source === undefined) {
@@ -109,10 +113,13 @@ export class DefinitionVersions {
       at: this.clock.now(),
       consumesDraft: draftBody === undefined ? undefined : { body: draftBody },
       checkHeads: (fresh) => checkRoutes(definition, fresh),
+      sameAsHead: (head) => definitionDiff(JSON.parse(head.body), definition).length === 0,
     });
     if (!outcome.published) {
       throw conflict(`the draft of '${key}' changed while it was being published; publish again`);
     }
+    // Unchanged: the heads are as they were, and so are the routes.
+    if (outcome.unchanged === true) return { key, version: outcome.version, unchanged: true };
     await this.headsChanged(ctx.tenantId, key);
     return { key, version: outcome.version };
   }
@@ -150,7 +157,7 @@ export class DefinitionVersions {
     return {
       from: a.version,
       to: b.version,
-      changes: diffJson(JSON.parse(a.body), JSON.parse(b.body)),
+      changes: definitionDiff(JSON.parse(a.body), JSON.parse(b.body)),
     };
   }
 

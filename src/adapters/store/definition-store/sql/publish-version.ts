@@ -2,7 +2,8 @@
  * Publishing: one transaction that creates the plain definition row unless
  * the key has one, locks it, takes max(version) + 1, inserts the version and
  * — when the draft is what is published — deletes the draft if it is still
- * the text that was validated.
+ * the text that was validated. A definition the engine finds to be the
+ * published head over again (sameAsHead) writes no version.
  *
  * Why a lock and not "insert, and retry on a duplicate number": the lock on
  * the key's `definitions` row makes concurrent publishes of one key queue,
@@ -68,8 +69,9 @@ async function publishIn(
   cmd: PublishVersion,
 ): Promise<PublishOutcome> {
   await raiseTenantRevision(trx, parts, cmd.tenantId);
+  const heads = await publishedHeads(trx, cmd.tenantId);
   // Throws to roll back: the check's error is what the publish answers.
-  cmd.checkHeads?.(await publishedHeads(trx, cmd.tenantId));
+  cmd.checkHeads?.(heads);
   await ensureDefinition(trx, parts, {
     id: newId(),
     tenantId: cmd.tenantId,
@@ -96,6 +98,11 @@ async function publishIn(
       .executeTakeFirst();
     // Rolls back the definition row too: a refused publish writes nothing.
     if (Number(deleted.numDeletedRows) !== 1) throw new DraftChanged();
+  }
+  // The head as this transaction sees it: the tenant's publishes queue on its revision row.
+  const head = heads.find((h) => h.key === cmd.key);
+  if (head !== undefined && cmd.sameAsHead?.(head) === true) {
+    return { published: true, version: head.version, unchanged: true };
   }
   const top = await trx
     .selectFrom("definition_versions")
