@@ -80,6 +80,9 @@ export const DB_PAIRED: readonly string[] = [
   "test/durable/served-workflows-process.test.ts",
   // kill -9 of a definition writer with its fence open; the reaper must complete it after 6 s of owner silence.
   "test/definition-cache/timeline-orphan-kill.test.ts",
+  // kill -9 of a definition writer (an orphaned fence) beside two nodes per deployment, three deployments;
+  // its only time bound is the bounded mode's poll + 500 ms, and that the reaper (6 s) is not waited for.
+  "test/definitions/routes-fenced.test.ts",
   // Three server processes, 1,000 rounds of racing publishes and reads per mode. Strict has no time
   // bound; bounded allows the poll + 1 s, which two such files side by side keep (the pair is the
   // two deployments of the same property).

@@ -4,8 +4,8 @@
  * through node A answers on node B's /v1/hooks without a restart — also when
  * B had remembered the path as "no trigger" — and an idle B catches up by its
  * follower alone; a retraction through A removes the route on B; while a
- * fence is open B keeps its table and records nothing, and serves the route
- * once the fence is completed; concurrent requests that see a new revision
+ * fence is open B serves its tenant's routes from the store and neither
+ * rebuilds nor records, and rebuilds once the fence is completed; concurrent requests that see a new revision
  * share one rebuild (counted on B's own table, and with a wrapper counting
  * triggerHeads reads).
  */
@@ -101,7 +101,7 @@ void describe("route tables follow the routes revision (two nodes, MariaDB)", as
   });
 
   test(
-    "an open fence: B keeps its table and records nothing; completed, B serves",
+    "an open fence: B serves from the store, rebuilds and records nothing; completed, B rebuilds",
     options,
     async () => {
       assert.equal(await hook(b, "/follow/one"), 202);
@@ -115,8 +115,11 @@ void describe("route tables follow the routes revision (two nodes, MariaDB)", as
         );
         const revision = b.triggerRoutes.revision;
         const rebuilds = b.triggerRoutes.stats.rebuilds;
-        assert.equal(await hook(b, "/follow/fenced"), 404, "B's table is the old one");
-        assert.equal(await hook(b, "/follow/one"), 202, "and still serves the old routes");
+        const fenced = b.triggerRoutes.stats.fenced;
+        assert.equal(await hook(b, "/follow/fenced"), 202, "B read t1's routes from the store");
+        assert.equal(await hook(b, "/follow/one"), 202, "and the old routes too");
+        assert.equal(b.triggerRoutes.stats.fenced, fenced + 2);
+        assert.equal(b.triggerRoutes.match("t1", "POST", ["follow", "fenced"]).kind, "none");
         await sleep(700); // more than one follower poll
         assert.equal(b.triggerRoutes.revision, revision, "nothing recorded while fenced");
         assert.equal(b.triggerRoutes.stats.rebuilds, rebuilds, "nothing rebuilt while fenced");
@@ -124,6 +127,7 @@ void describe("route tables follow the routes revision (two nodes, MariaDB)", as
         await database.cacheLedger.completeMutation(fence);
       }
       assert.equal(await hook(b, "/follow/fenced"), 202);
+      assert.equal(b.triggerRoutes.match("t1", "POST", ["follow", "fenced"]).kind, "match");
     },
   );
 

@@ -10,8 +10,8 @@
  *   lock `workflow-definition:<tenant>:<key>` from the coordination's Locks —
  *   never the cache provider: payloads and mutual exclusion live apart, and a
  *   Redis that is down for the cache must not look like a free lock;
- * - triggerHeads (every tenant's routes, for a route table rebuild) always
- *   reads the store: a rebuild wants one consistent snapshot, and happens once
+ * - triggerHeads (every tenant's routes, for a route table rebuild; one
+ *   tenant's, for a hook lookup while fenced) always reads the store: a rebuild wants one consistent snapshot, and happens once
  *   per routes revision per node.
  */
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
@@ -115,8 +115,8 @@ export class CachedDefinitionStore implements DefinitionVersionStore {
     );
   }
 
-  triggerHeads(): Promise<TenantHead[]> {
-    return this.store.triggerHeads();
+  triggerHeads(tenantId?: string): Promise<TenantHead[]> {
+    return this.store.triggerHeads(tenantId);
   }
 
   private spec<T>(

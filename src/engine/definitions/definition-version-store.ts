@@ -90,6 +90,6 @@ export interface DefinitionVersionStore {
   listVersions(tenantId: string, key: string): Promise<VersionSummary[]>;
   /** Every key's newest published version, for checks across definitions. */
   publishedHeads(tenantId: string): Promise<PublishedHead[]>;
-  /** Every tenant's heads that declare triggers (possibly a few more), by tenant and key. */
-  triggerHeads(): Promise<TenantHead[]>;
+  /** Every tenant's (or one tenant's) heads that declare triggers (possibly a few more), by tenant and key. */
+  triggerHeads(tenantId?: string): Promise<TenantHead[]>;
 }

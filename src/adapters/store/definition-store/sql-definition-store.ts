@@ -61,7 +61,7 @@ export class SqlDefinitionStore implements DefinitionVersionStore {
     return publishedHeads(this.db, tenantId);
   }
 
-  triggerHeads(): Promise<TenantHead[]> {
-    return triggerHeads(this.db);
+  triggerHeads(tenantId?: string): Promise<TenantHead[]> {
+    return triggerHeads(this.db, tenantId);
   }
 }

@@ -7,13 +7,18 @@
  * through ANY node reaches this node's table:
  *
  * - `lookup()` (every hook request) asks the consistency for the routes state
- *   first (strict: one small query; bounded: memory). Fenced: the current
- *   table answers and nothing is recorded. Unfenced with another revision
- *   than the table's: the whole table is rebuilt aside from one snapshot
- *   (`triggerHeads()`, which always reads the store) and swapped in, and the
- *   request waits for it — a request that starts after a publish returned
- *   sees the publish's routes. Meanwhile other requests keep reading the old
- *   table, which still serves every old route.
+ *   first (strict: one small query; bounded: memory). Unfenced with another
+ *   revision than the table's: the whole table is rebuilt aside from one
+ *   snapshot (`triggerHeads()`, which always reads the store) and swapped in,
+ *   and the request waits for it — a request that starts after a publish
+ *   returned sees the publish's routes. Meanwhile other requests keep reading
+ *   the old table, which still serves every old route.
+ * - Fenced (any tenant's change in progress, or an orphaned fence), the
+ *   ledger unreadable, or a rebuild that could not record the revision the
+ *   request saw: the table may lack a change that has already returned, so
+ *   the request's own tenant is read from the store (store-route-reads.ts),
+ *   as every other definition read bypasses the cache then. Nothing is
+ *   rebuilt or recorded: a fenced state is never taken for a snapshot's.
  * - one rebuild at a time on this node (single flight): concurrent requests
  *   that see the same new revision wait for one rebuild, not one each.
  * - `refresh()` — after a publish or retraction through this node, awaited
@@ -31,7 +36,9 @@ import type { DefinitionVersionStore } from "../definition-version-store.ts";
 import { compileTenants } from "./compile-route-table.ts";
 import type { RouteLookupCache } from "./route-lookup-cache.ts";
 import { RouteTable, type RouteMatch } from "./route-table.ts";
+import { StoreRouteReads } from "./store-route-reads.ts";
 
+/** triggerHeads(): every tenant's (a rebuild); triggerHeads(tenant): one tenant's (a fenced lookup). */
 export type RouteSource = Pick<DefinitionVersionStore, "triggerHeads">;
 
 /** Where a failed rebuild is reported (the table keeps its previous routes). */
@@ -56,8 +63,10 @@ export interface TriggerRoutesStats {
   /** Snapshots read and swapped in. */
   rebuilds: number;
   /**
-   * Lookups answered from the current table without a check: the state was
-   * fenced or could not be read (no rebuild, no cache, nothing recorded).
+   * Lookups that could not trust the table — the state was fenced or could
+   * not be read, or the rebuild waited for stayed behind it — and matched
+   * their tenant's routes read from the store (no rebuild, no cache, nothing
+   * recorded).
    */
   fenced: number;
   lookupHits: number;
@@ -87,6 +96,8 @@ export class TriggerRoutes {
   private readonly consistency: Pick<CacheConsistency, "state"> | undefined;
   private readonly cache: RouteLookupCache | undefined;
   private readonly onError: RefreshFailed;
+  /** A tenant's routes from the store, for lookups that cannot trust the table. */
+  readonly fromStore: StoreRouteReads;
 
   constructor(
     private readonly source: RouteSource,
@@ -95,6 +106,7 @@ export class TriggerRoutes {
     this.consistency = options.consistency;
     this.cache = options.lookupCache;
     this.onError = options.onError ?? (() => undefined);
+    this.fromStore = new StoreRouteReads((tenantId) => source.triggerHeads(tenantId));
   }
 
   get table(): RouteTable {
@@ -123,14 +135,15 @@ export class TriggerRoutes {
     segments: readonly string[],
   ): Promise<RouteMatch> {
     const state = await this.routesState().catch(() => UNREADABLE);
-    if (state === null || state.fenced) {
-      // A fenced state is never recorded: the current table answers, the cache is bypassed.
-      // So does an unreadable ledger: the old routes keep answering, and the run's start
-      // that follows reports the store if it is down.
-      this.stats.fenced++;
-      return this.built.table.match(tenantId, method, segments);
-    }
+    // Without a ledger (tools, tests that build one table) the table is all there is.
+    if (state === null) return this.built.table.match(tenantId, method, segments);
+    // A change may have returned that the table lacks, and a fenced state is never recorded:
+    // the tenant's routes from the store, as every other read bypasses the cache now. An
+    // unreadable ledger goes there too; a store that is down as well answers 503.
+    if (state.fenced) return this.storeMatch(tenantId, method, segments);
     const built = await this.atLeast(state);
+    // The rebuild that would have caught up saw a fence (or failed): the same.
+    if (!isAtLeast(built, state.revision)) return this.storeMatch(tenantId, method, segments);
     if (this.cache === undefined || built.revision !== state.revision) {
       return built.table.match(tenantId, method, segments);
     }
@@ -144,6 +157,15 @@ export class TriggerRoutes {
     const found = built.table.match(tenantId, method, segments);
     this.cache.set(key, found);
     return found;
+  }
+
+  private async storeMatch(
+    tenantId: string,
+    method: string,
+    segments: readonly string[],
+  ): Promise<RouteMatch> {
+    this.stats.fenced++;
+    return (await this.fromStore.table(tenantId)).match(tenantId, method, segments);
   }
 
   /** Reads every tenant's heads and replaces the whole table (at start). Throws when the store does. */
@@ -261,7 +283,7 @@ export class TriggerRoutes {
   }
 }
 
-/** Treated as fenced: nothing is rebuilt or recorded on a state nobody could read. */
+/** Treated as fenced: nothing is rebuilt or recorded on a state nobody could read; the store answers. */
 const UNREADABLE: LedgerState = { revision: 0, fenced: true };
 
 const isAtLeast = (built: Built, revision: number) =>

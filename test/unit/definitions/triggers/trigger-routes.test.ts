@@ -4,7 +4,8 @@
  * rebuilds when the revision moved and waits for it; concurrent lookups share
  * one rebuild; a rebuild that began before a request's state read is not
  * enough for it; the revision recorded is the one read before the snapshot; a
- * fence keeps the table and records nothing; the lookup cache remembers a
+ * fence (or an unreadable ledger) matches the tenant's routes read from the
+ * store, coalesced per tenant, and records nothing; the lookup cache remembers a
  * none per revision; a failed rebuild is reported and the table keeps its
  * routes; readers holding the old table keep a whole one; the follower
  * catches up without a request.
@@ -32,10 +33,17 @@ const at = (tenantId: string, h: PublishedHead): TenantHead => ({ tenantId, ...h
 
 /** Each read waits until the test releases it with the heads it should see. */
 class ManualSource implements RouteSource {
-  readonly pending: { release(heads: TenantHead[]): void; fail(e: Error): void }[] = [];
+  readonly pending: {
+    /** Undefined: every tenant's (a rebuild); else one tenant's (a lookup that reads the store). */
+    tenantId: string | undefined;
+    release(heads: TenantHead[]): void;
+    fail(e: Error): void;
+  }[] = [];
 
-  triggerHeads(): Promise<TenantHead[]> {
-    return new Promise((resolve, reject) => this.pending.push({ release: resolve, fail: reject }));
+  triggerHeads(tenantId?: string): Promise<TenantHead[]> {
+    return new Promise((resolve, reject) =>
+      this.pending.push({ tenantId, release: resolve, fail: reject }),
+    );
   }
 
   /** Resolves once `n` reads have been asked for. */
@@ -130,14 +138,73 @@ void describe("TriggerRoutes following the routes revision", () => {
     assert.equal(routes.revision, 3);
   });
 
-  void it("a fence: the current table answers, nothing is read or recorded", async () => {
+  void it("a fence: the tenant's routes from the store; nothing rebuilt, cached or recorded", async () => {
     const { source, ledger, routes } = await started(true);
     ledger.state = { revision: 5, fenced: true };
-    assert.equal(await lookup(routes, "/x"), "k@1");
-    assert.equal(await lookup(routes, "/y"), "none");
-    assert.equal(source.pending.length, 1, "no snapshot read while fenced");
-    assert.equal(routes.revision, 1);
+    // Version 2 of k has been published (its publish returned) while another fence is open.
+    const x = lookup(routes, "/x");
+    await source.reads(2);
+    assert.equal(source.pending[1]!.tenantId, "t", "only the request's tenant is read");
+    source.pending[1]!.release([at("t", head("k", "/x", 2))]);
+    assert.equal(await x, "k@2");
+    const y = lookup(routes, "/y");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("k", "/x", 2))]);
+    assert.equal(await y, "none");
+    assert.equal(routes.revision, 1, "a fenced state is never recorded");
+    assert.equal(routes.stats.rebuilds, 1);
+    assert.equal(routes.match("t", "POST", ["x"]).kind, "match", "the table is the old one");
     assert.deepEqual([routes.stats.fenced, routes.stats.lookupMisses], [2, 0]);
+  });
+
+  void it("an unreadable ledger reads the store too; a store that fails rejects (503)", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.port.state = () => Promise.reject(new Error("ledger down"));
+    const x = lookup(routes, "/x");
+    await source.reads(2);
+    source.pending[1]!.release([at("t", head("k", "/x", 3))]);
+    assert.equal(await x, "k@3");
+    const failing = lookup(routes, "/x");
+    await source.reads(3);
+    source.pending[2]!.fail(new Error("store down"));
+    await assert.rejects(failing, /store down/);
+  });
+
+  void it("fenced reads per tenant: never one that began before the request, at most two", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 5, fenced: true };
+    const early = lookup(routes, "/x");
+    await source.reads(2);
+    // These arrive while the first read runs: it may predate a publish they must see.
+    const late = Array.from({ length: 20 }, () => lookup(routes, "/x"));
+    await sleep(5);
+    assert.equal(source.pending.length, 2, "the late ones wait for the next read");
+    source.pending[1]!.release([at("t", head("k", "/x", 1))]);
+    assert.equal(await early, "k@1");
+    await source.reads(3);
+    source.pending[2]!.release([at("t", head("k", "/x", 2))]);
+    assert.deepEqual(new Set(await Promise.all(late)), new Set(["k@2"]));
+    assert.equal(source.pending.length, 3, "twenty late lookups shared one read");
+    assert.equal(routes.fromStore.reads, 2);
+  });
+
+  void it("a rebuild that meets a fence in its second round: the store answers", async () => {
+    const { source, ledger, routes } = await started();
+    ledger.state = { revision: 2, fenced: false };
+    const first = lookup(routes, "/x");
+    await source.reads(2);
+    // This request read revision 3, then a fence opens before its own rebuild starts.
+    ledger.state = { revision: 3, fenced: false };
+    const second = lookup(routes, "/y");
+    await sleep(5);
+    ledger.state = { revision: 3, fenced: true };
+    source.pending[1]!.release([at("t", head("k", "/x"))]);
+    assert.equal(await first, "k@1");
+    await source.reads(3);
+    assert.equal(source.pending[2]!.tenantId, "t", "no rebuild while fenced: a store read");
+    source.pending[2]!.release([at("t", head("k", "/x")), at("t", head("j", "/y"))]);
+    assert.equal(await second, "j@1");
+    assert.equal(routes.revision, 2);
   });
 
   void it("the lookup cache: a none is a hit at its revision, unreachable at the next", async () => {
@@ -161,11 +228,12 @@ void describe("TriggerRoutes following the routes revision", () => {
     source.pending[1]!.release([at("t", head("j", "/y"))]);
     await refreshed;
     assert.equal(routes.revision, null);
-    assert.equal(await lookup(routes, "/y"), "j@1");
+    assert.equal(routes.match("t", "POST", ["y"]).kind, "match");
     // Once the fence is gone, the next lookup rebuilds: a fenced snapshot is never definitive.
     ledger.state = { revision: 5, fenced: false };
     const next = lookup(routes, "/y");
     await source.reads(3);
+    assert.equal(source.pending[2]!.tenantId, undefined, "a rebuild");
     source.pending[2]!.release([at("t", head("j", "/y"))]);
     assert.equal(await next, "j@1");
     assert.equal(routes.revision, 5);

@@ -17,13 +17,13 @@ export async function publishedHeads(db: VersionDb, tenantId: string): Promise<P
 }
 
 /**
- * Heads of every tenant whose body may declare triggers. The LIKE only
+ * Heads of every tenant (or of one) whose body may declare triggers. The LIKE only
  * narrows (bodies are stored as JSON.stringify writes them, without spaces; a
  * quote inside a string is escaped, so only a key can match): the route table
  * reads the triggers from the parsed body.
  */
-export async function triggerHeads(db: VersionDb): Promise<TenantHead[]> {
-  const rows = await heads(db)
+export async function triggerHeads(db: VersionDb, tenantId?: string): Promise<TenantHead[]> {
+  const rows = await heads(db, tenantId)
     .where("v.body", "like", '%"triggers":[{%')
     .orderBy("v.tenant_id")
     .orderBy("v.key")
