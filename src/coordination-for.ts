@@ -1,4 +1,8 @@
-/** The coordination a node opens: what WF_COORDINATION names, over the store's database for `sql`. */
+/**
+ * The coordination a node opens: what WF_COORDINATION names, over the store's
+ * database for `sql`; on Redis its keys carry the database's deployment id
+ * (read by database.migrate(), before the first primitive is built).
+ */
 import type { Redis } from "ioredis";
 import { openCoordination } from "./adapters/coordination/open-coordination.ts";
 import type { Database } from "./adapters/store/open-database.ts";
@@ -11,13 +15,14 @@ export function coordinationFor(
     TaskflowConfig,
     "coordination" | "keyPrefix" | "redisUrl" | "redisSentinels" | "redisSentinelName"
   >,
-  database: Database,
+  database: Pick<Database, "coordinationContext" | "deploymentId">,
   redis?: Redis,
 ): Coordination {
   const sentinelName = config.redisSentinelName;
   return openCoordination({
     kind: config.coordination,
     keyPrefix: config.keyPrefix,
+    deployment: () => database.deploymentId(),
     sql: database.coordinationContext,
     redisUrl: config.redisUrl,
     redisSentinel:

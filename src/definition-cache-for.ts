@@ -28,7 +28,10 @@ export interface DefinitionCacheWiring {
 
 export function definitionCacheFor(
   config: TaskflowConfig,
-  database: Pick<Database, "cacheLedger" | "definitions" | "backend" | "coordinationContext">,
+  database: Pick<
+    Database,
+    "cacheLedger" | "definitions" | "backend" | "coordinationContext" | "deploymentId"
+  >,
   coordination: Pick<Coordination, "locks">,
   wiring: DefinitionCacheWiring,
 ): DefinitionCacheParts {
@@ -43,11 +46,16 @@ export function definitionCacheFor(
     consistency,
     enabled: config.definitionCacheEnabled,
     prefix: config.definitionCachePrefix,
+    deployment: () => database.deploymentId(),
     owner: ledgerOwner(),
     log: wiring.log,
   });
   const store = new CachedDefinitionStore(database.definitions, manager, {
-    locks: coordination.locks,
+    // Built at the first publish, not here: Redis coordination's keys carry the deployment
+    // id, which is read after the migration.
+    get locks() {
+      return coordination.locks;
+    },
     waitMs: config.definitionLockTimeout,
   });
   return { manager, store };

@@ -66,6 +66,8 @@ export async function openLookupDatabase(backend: Backend["name"]): Promise<Look
       // Called in the async context of the statement's caller (Kysely logs after its await).
       onQuery: () => (scope.getStore() === true ? count++ : background++),
     });
+    // The cache's keys carry it; read before any lookup is counted.
+    await database.identify();
     const definition = parse(readFileSync(DEFINITION_FILE, "utf8")) as Record<string, unknown> & {
       key: string;
       name?: string;

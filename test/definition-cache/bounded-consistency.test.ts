@@ -200,6 +200,7 @@ async function withWorld(
         consistency,
         enabled: true,
         prefix,
+        deployment: () => dbA.deploymentId(),
         owner: ledgerOwner(),
         log,
       });

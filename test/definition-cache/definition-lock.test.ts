@@ -30,7 +30,7 @@ const LOCK = `workflow-definition:${TENANT}:${KEY}`;
 /** Long enough to see a publish wait, short enough to wait out: the timeout case takes 1.5 s. */
 const LOCK_TIMEOUT_MS = 1500;
 /** What a payload key looks like (cache-key.ts); prefixes here are letters, digits and colons. */
-const payloadKey = (prefix: string) => new RegExp(`^${prefix}v1:[0-9]+:[0-9a-f]{64}$`);
+const payloadKey = (prefix: string) => new RegExp(`^${prefix}v2:[0-9a-f]{32}:[0-9]+:[0-9a-f]{64}$`);
 
 interface Setup {
   overrides: ConfigOverrides;

@@ -45,6 +45,7 @@ import {
 const latestKey = (nodes: CacheNodes, key: string, revision: number) =>
   cacheKey({
     prefix: nodes.prefix,
+    deployment: nodes.a.database.deploymentId(),
     revision,
     typeName: "DefinitionVersion|undefined",
     logical: { tenant: TENANT, operation: "versions.latest", args: { key } },

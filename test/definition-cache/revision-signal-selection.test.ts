@@ -28,6 +28,8 @@ import {
 import { recordingLog } from "./support/cache-providers.ts";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The deployment id a node would have read from its database. */
+const DEPLOYMENT = randomBytes(16).toString("hex");
 
 const config = (over: Partial<ConsistencyConfig> = {}): ConsistencyConfig => ({
   definitionCacheConsistency: "bounded",
@@ -45,6 +47,7 @@ const config = (over: Partial<ConsistencyConfig> = {}): ConsistencyConfig => ({
 const database = (backend: ConsistencyDatabase["backend"]): ConsistencyDatabase => ({
   backend,
   cacheLedger: {} as CacheLedger,
+  deploymentId: () => DEPLOYMENT,
   coordinationContext: {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     db: {} as any,
@@ -117,7 +120,7 @@ void describe("revision signal selection", async () => {
       const listener = new Redis(REDIS_TEST_URL);
       try {
         const c = config({ definitionCache: "redis" });
-        const channel = revisionChannel(c.definitionCachePrefix);
+        const channel = revisionChannel(c.definitionCachePrefix, DEPLOYMENT);
         const heard: string[] = [];
         listener.on("message", (_ch: string, m: string) => heard.push(m));
         await listener.subscribe(channel);

@@ -5,6 +5,7 @@
  * that cannot be reached is an error, never a silent switch to memory.
  */
 import { Redis } from "ioredis";
+import { deploymentKeySpace } from "../../domain/deployment-id.ts";
 import type { Coordination, CoordinationKind } from "../../engine/coordination/coordination.ts";
 import type { SqlContext } from "./coordination-context.ts";
 import { memoryCoordination } from "./memory/memory-coordination.ts";
@@ -21,6 +22,15 @@ export interface RedisSentinel {
 export interface CoordinationOptions {
   kind: CoordinationKind;
   keyPrefix: string;
+  /**
+   * The deployment's identity (src/domain/deployment-id.ts), asked when the
+   * first primitive is built: with it, Redis keys are
+   * `<keyPrefix><deployment id>:…`, so deployments sharing a Redis never
+   * share a key. SQL and memory ignore it: their keys live in the
+   * deployment's own database (MariaDB's server-wide lock names carry the
+   * database's name) or process.
+   */
+  deployment?: (() => string) | undefined;
   /** Required for `sql`: the store's connection (see Database.coordinationContext). */
   sql?: Omit<SqlContext, "keyPrefix"> | undefined;
   redisUrl?: string | null | undefined;
@@ -38,10 +48,16 @@ export function openCoordination(options: CoordinationOptions): Coordination {
       if (options.sql === undefined) throw new Error("sql coordination needs the store's database");
       return sqlCoordination({ ...options.sql, keyPrefix });
     case "redis": {
+      const deployment = options.deployment;
+      const space = deployment ? () => deploymentKeySpace(keyPrefix, deployment()) : keyPrefix;
       if (options.redis !== undefined) {
-        return redisCoordination({ redis: options.redis, keyPrefix, ownsConnection: false });
+        return redisCoordination({ redis: options.redis, keyPrefix: space, ownsConnection: false });
       }
-      return redisCoordination({ redis: connectRedis(options), keyPrefix, ownsConnection: true });
+      return redisCoordination({
+        redis: connectRedis(options),
+        keyPrefix: space,
+        ownsConnection: true,
+      });
     }
   }
 }

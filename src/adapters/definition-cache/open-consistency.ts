@@ -41,7 +41,10 @@ export type ConsistencyConfig = Pick<
   | "redisSentinelName"
 >;
 
-export type ConsistencyDatabase = Pick<Database, "cacheLedger" | "backend" | "coordinationContext">;
+export type ConsistencyDatabase = Pick<
+  Database,
+  "cacheLedger" | "backend" | "coordinationContext" | "deploymentId"
+>;
 
 export function openConsistency(
   config: ConsistencyConfig,
@@ -73,7 +76,8 @@ export function revisionSignalFor(
     });
   }
   if (config.definitionCache === "redis" || config.coordination === "redis") {
-    const channel = revisionChannel(config.definitionCachePrefix);
+    // Asked at start(), after the migration read the deployment id.
+    const channel = () => revisionChannel(config.definitionCachePrefix, database.deploymentId());
     if (options.redis !== undefined) {
       return redisRevisionSignal({
         redis: options.redis,

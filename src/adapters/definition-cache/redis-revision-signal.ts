@@ -5,8 +5,9 @@
  * connection of the signal's own (a `duplicate()`: a subscribed connection
  * can send nothing else, so it is never shared).
  *
- * The channel is `<WF_DEFINITION_CACHE_PREFIX>revision`: nodes of one
- * deployment share it, another deployment on the same Redis has its own. The
+ * The channel is `<WF_DEFINITION_CACHE_PREFIX><deployment id>:revision`:
+ * nodes of one deployment share it, another deployment on the same Redis has
+ * its own whatever its prefix (src/domain/deployment-id.ts). The
  * payload is the sending signal's id, so a node skips its own messages.
  *
  * The subscriber reconnects by itself (ioredis, with backoff); each time it is
@@ -22,6 +23,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
 import type { RevisionSignal } from "../../engine/definition-cache/revision-signal.ts";
+import { deploymentKeySpace } from "../../domain/deployment-id.ts";
 import { redisCall } from "../coordination/redis/redis-calls.ts";
 import { warnLimiter } from "./warn-limiter.ts";
 
@@ -30,19 +32,22 @@ export interface RedisRevisionSignalOptions {
   redis: Redis;
   /** false: the host handed the connection in and closes it itself. */
   ownsConnection: boolean;
-  /** `<WF_DEFINITION_CACHE_PREFIX>revision`. */
-  channel: string;
+  /** revisionChannel(…); a function is asked once, at start() or the first publish. */
+  channel: string | (() => string);
   log: CacheWarnLog;
 }
 
-export const revisionChannel = (definitionCachePrefix: string) =>
-  `${definitionCachePrefix}revision`;
+export const revisionChannel = (definitionCachePrefix: string, deploymentId: string) =>
+  `${deploymentKeySpace(definitionCachePrefix, deploymentId)}revision`;
 
 /** The subscriber's CLIENT SETNAME (the prefix's characters are all allowed in a name). */
 export const subscriberName = (channel: string) => `taskflow-signal:${channel}`;
 
 export function redisRevisionSignal(options: RedisRevisionSignalOptions): RevisionSignal {
-  const { redis, channel } = options;
+  const { redis } = options;
+  let resolved: string | undefined;
+  const channelOf = () =>
+    (resolved ??= typeof options.channel === "string" ? options.channel : options.channel());
   const self = randomUUID();
   const warn = warnLimiter(options.log);
   const causeOf = (e: unknown) => {
@@ -57,6 +62,7 @@ export function redisRevisionSignal(options: RedisRevisionSignalOptions): Revisi
 
     async start(onMoved) {
       if (closed || subscriber !== undefined) return;
+      const channel = channelOf();
       const sub = redis.duplicate({
         lazyConnect: true,
         // Subscribed again by the ready handler below, which then reports onMoved.
@@ -107,6 +113,7 @@ export function redisRevisionSignal(options: RedisRevisionSignalOptions): Revisi
 
     async publish() {
       try {
+        const channel = channelOf();
         await redisCall(redis, (r) => r.publish(channel, self));
       } catch (e) {
         warn(

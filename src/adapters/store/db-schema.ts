@@ -86,9 +86,16 @@ export interface CacheOwnersTable {
   beat_at: Millis;
 }
 
+/** The deployment's identity, one row (migration 013). */
+export interface DeploymentIdentityTable {
+  id: string;
+  created_at: Millis;
+}
+
 export interface StoreSchema {
   cache_mutations: CacheMutationsTable;
   cache_owners: CacheOwnersTable;
+  deployment_identity: DeploymentIdentityTable;
   definitions: DefinitionsTable;
   definition_versions: DefinitionVersionsTable;
   definition_tenants: DefinitionTenantsTable;

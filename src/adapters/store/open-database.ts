@@ -25,6 +25,7 @@ import type { Wakeups } from "../../engine/durable/worker.ts";
 import type { SqlContext } from "../coordination/coordination-context.ts";
 import { SqlCacheLedger } from "./cache-ledger/sql-cache-ledger.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
+import { readDeploymentId } from "./deployment-identity.ts";
 import { SqlDefinitionStore } from "./definition-store/sql-definition-store.ts";
 import type { StoreSchema } from "./db-schema.ts";
 import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
@@ -57,8 +58,9 @@ export interface StoreOptions {
 /** What a database does as a whole, apart from its stores. */
 export interface DatabaseLifecycle {
   /**
-   * Applies pending migrations; safe when several nodes call it at once.
-   * Resolves with the names of those this call applied (none: up to date).
+   * Applies pending migrations; safe when several nodes call it at once. Then
+   * reads the deployment's identity (Database.deploymentId). Resolves with
+   * the names of the migrations this call applied (none: up to date).
    */
   migrate(): Promise<string[]>;
   /**
@@ -85,6 +87,15 @@ export interface Database extends DatabaseLifecycle {
   readonly wakeups: Wakeups | undefined;
   /** What SQL coordination (locks, counters, …) builds on: this database's connection. */
   readonly coordinationContext: Omit<SqlContext, "keyPrefix">;
+  /**
+   * The deployment's identity (migration 013, src/domain/deployment-id.ts),
+   * read by migrate() or identify(); throws before. A function, not a value:
+   * the parts that build shared keys are made before the migration, and ask
+   * at their first key.
+   */
+  deploymentId(): string;
+  /** Reads the deployment's identity without migrating (a handle on a database migrated by another). */
+  identify(): Promise<string>;
 }
 
 /** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
@@ -118,6 +129,7 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
   // Young tables need statistics sooner than autovacuum gives them (PostgreSQL only).
   const afterMigrate = backend === "postgres" ? startStatsKeeper : undefined;
   let maintenance: StatsKeeper | undefined;
+  let identity: string | undefined;
   return {
     backend,
     tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
@@ -126,8 +138,21 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     cacheLedger: new SqlCacheLedger(db, parts),
     wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
     coordinationContext: { db, backend, databaseUrl: databaseUrl.trim() },
+    deploymentId() {
+      if (identity === undefined) {
+        throw new Error(
+          "the deployment id is read by migrate() or identify(); neither has run on this handle",
+        );
+      }
+      return identity;
+    },
+    async identify() {
+      identity ??= await readDeploymentId(db, parts.target);
+      return identity;
+    },
     async migrate() {
       const applied = await migrate(db, parts);
+      identity ??= await readDeploymentId(db, parts.target);
       if (afterMigrate !== undefined && maintenance === undefined) {
         maintenance = afterMigrate(db as Kysely<unknown>);
       }

@@ -1,10 +1,15 @@
 /**
- * The key of one cached read: `<prefix>v1:<revision>:<sha256 hex>`.
+ * The key of one cached read: `<prefix>v2:<deployment id>:<revision>:<sha256 hex>`.
  *
  * - prefix: a namespace (WF_DEFINITION_CACHE_PREFIX), so deployments and
  *   tests can share one Redis.
- * - v1: the layout of this key and of the payload; a release that changes
- *   either bumps it, so old and new nodes never read each other's entries.
+ * - v2: the layout of this key and of the payload; a release that changes
+ *   either bumps it, so old and new nodes never read each other's entries
+ *   (v1 had no deployment id).
+ * - deployment id: the identity stored in the deployment's database
+ *   (src/domain/deployment-id.ts). Revisions are per database: two databases
+ *   on one Redis with one prefix both reach revision 4, and without the id
+ *   the second would be served the first one's definitions.
  * - revision: the cache revision the read was made under (see
  *   cache-provider.ts); a committed change moves it, and every older key is
  *   simply never asked for again.
@@ -15,8 +20,9 @@
  *   tenant data whatever the inputs hold.
  */
 import { createHash } from "node:crypto";
+import { checkDeploymentId } from "../../domain/deployment-id.ts";
 
-export const CACHE_KEY_VERSION = "v1";
+export const CACHE_KEY_VERSION = "v2";
 
 export interface LogicalKey {
   readonly tenant: string;
@@ -30,6 +36,8 @@ export interface LogicalKey {
 
 export interface CacheKeyInput {
   readonly prefix: string;
+  /** The deployment's identity (Database.deploymentId). */
+  readonly deployment: string;
   /** A non-negative integer (a bigint or a digit string from the database also does). */
   readonly revision: number | bigint | string;
   /** The full name of the result's type, e.g. "Page<DefinitionSummary>", not "Page". */
@@ -52,7 +60,8 @@ export function cacheKey(input: CacheKeyInput): string {
     input.logical.sort ?? null,
   ]);
   const hash = createHash("sha256").update(material).digest("hex");
-  return `${input.prefix}${CACHE_KEY_VERSION}:${revision}:${hash}`;
+  const deployment = checkDeploymentId(input.deployment);
+  return `${input.prefix}${CACHE_KEY_VERSION}:${deployment}:${revision}:${hash}`;
 }
 
 /**

@@ -8,7 +8,7 @@
  *      no other node can, and may still roll back;
  *   2. the view's state (revision, fenced) from the consistency mode;
  *   3. fenced → bypass: the factory, nothing filled;
- *   4. the key is built with the revision (cache-key.ts);
+ *   4. the key is built with the deployment id and the revision (cache-key.ts);
  *   5. a hit (a cached null is a hit) → served;
  *   6. a miss → the factory, once per key on this node (single flight);
  *   7. the state again: filled only if the revision is the same and no fence
@@ -75,6 +75,8 @@ export interface CacheManagerOptions {
   /** WF_DEFINITION_CACHE_ENABLED: false → every read is the factory (the ledger still runs). */
   readonly enabled: boolean;
   readonly prefix: string;
+  /** The deployment's identity, in every key (asked at each key: it is read after the migration). */
+  readonly deployment: () => string;
   /** host/pid/boot id, written into the fences this node begins. */
   readonly owner: string;
   readonly log: CacheWarnLog;
@@ -114,6 +116,7 @@ export class CacheManager {
     }
     const key = cacheKey({
       prefix: this.o.prefix,
+      deployment: this.o.deployment(),
       revision: before.revision,
       typeName: r.typeName,
       logical: r.logical,

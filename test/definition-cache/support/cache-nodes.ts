@@ -102,6 +102,7 @@ export async function withCacheNodes(
       consistency: strictConsistency(database.cacheLedger),
       enabled: true,
       prefix,
+      deployment: () => database.deploymentId(),
       owner: `test-host/${name}/boot`,
       log: recordingLog(),
     });

@@ -69,6 +69,8 @@ try {
     coordination,
     { log },
   );
+  // Nothing to apply (the node migrated); reads the deployment id, as a node's start does.
+  await database.migrate();
   await database.cacheLedger.beat(owner);
   startOwnerHeartbeat({
     ledger: database.cacheLedger,

@@ -145,7 +145,7 @@ async function openPostgres(): Promise<SignalBackend> {
 }
 
 function openRedis(): SignalBackend {
-  const channel = revisionChannel(`tftest:defs:${randomBytes(6).toString("hex")}:`);
+  const channel = revisionChannel(`tftest:defs:${randomBytes(6).toString("hex")}:`, "signal-test");
   const { log, track, closeAll } = tracked();
   const connect = (redisUrl: string) =>
     connectRedis({ kind: "redis", keyPrefix: "", redisUrl, redisSentinel: null });

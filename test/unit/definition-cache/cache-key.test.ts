@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { cacheKey, canonicalJson } from "../../../src/engine/definition-cache/cache-key.ts";
 
+const DEPLOYMENT = "0f3a9c2e7b6d4a1f8e5c3b2a1d0e9f8c";
 const base = {
   prefix: "taskflow:defs:",
+  deployment: DEPLOYMENT,
   revision: 153,
   typeName: "Page<DefinitionSummary>",
   logical: {
@@ -16,11 +18,27 @@ const base = {
 };
 
 void describe("cache keys", () => {
-  void it("are <prefix>v1:<revision>:<64 hex digits>", () => {
-    assert.match(cacheKey(base), /^taskflow:defs:v1:153:[0-9a-f]{64}$/);
-    assert.match(cacheKey({ ...base, prefix: "" }), /^v1:153:[0-9a-f]{64}$/);
-    assert.match(cacheKey({ ...base, revision: 0n }), /^taskflow:defs:v1:0:/);
-    assert.match(cacheKey({ ...base, revision: "9007199254740993" }), /:v1:9007199254740993:/);
+  void it("are <prefix>v2:<deployment id>:<revision>:<64 hex digits>", () => {
+    assert.match(cacheKey(base), new RegExp(`^taskflow:defs:v2:${DEPLOYMENT}:153:[0-9a-f]{64}$`));
+    assert.match(
+      cacheKey({ ...base, prefix: "" }),
+      new RegExp(`^v2:${DEPLOYMENT}:153:[0-9a-f]{64}$`),
+    );
+    assert.match(
+      cacheKey({ ...base, revision: 0n }),
+      new RegExp(`^taskflow:defs:v2:${DEPLOYMENT}:0:`),
+    );
+    assert.match(
+      cacheKey({ ...base, revision: "9007199254740993" }),
+      /:9007199254740993:[0-9a-f]{64}$/,
+    );
+  });
+
+  void it("of two deployments never meet, whatever the prefix and the revision", () => {
+    // Two databases reach the same revision on their own: only the id tells them apart.
+    assert.notEqual(cacheKey(base), cacheKey({ ...base, deployment: "another-deployment" }));
+    assert.throws(() => cacheKey({ ...base, deployment: "" }), RangeError);
+    assert.throws(() => cacheKey({ ...base, deployment: "a:b" }), RangeError);
   });
 
   void it("are the same for the same inputs, whatever the order of object keys", () => {
@@ -41,6 +59,7 @@ void describe("cache keys", () => {
     const variants = [
       base,
       { ...base, prefix: "other:" },
+      { ...base, deployment: "other-deployment" },
       { ...base, revision: 154 },
       { ...base, typeName: "Page<StoredTrigger>" },
       { ...base, logical: { ...base.logical, tenant: "globex" } },

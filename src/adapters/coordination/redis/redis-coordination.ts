@@ -14,18 +14,34 @@ import { redisOpaqueTokens } from "./redis-opaque-tokens.ts";
 import { redisRateLimiters } from "./redis-rate-limiters.ts";
 import { redisTtlCache } from "./redis-ttl-cache.ts";
 
-export function redisCoordination(ctx: RedisContext & { ownsConnection: boolean }): Coordination {
+export interface RedisCoordinationOptions {
+  readonly redis: Redis;
+  /**
+   * In front of every key; a function is asked when the first primitive is
+   * built (the deployment id in it is read after the migration).
+   */
+  readonly keyPrefix: string | (() => string);
+  readonly ownsConnection: boolean;
+}
+
+export function redisCoordination(o: RedisCoordinationOptions): Coordination {
+  let built: RedisContext | undefined;
+  const ctx = (): RedisContext =>
+    (built ??= {
+      redis: o.redis,
+      keyPrefix: typeof o.keyPrefix === "string" ? o.keyPrefix : o.keyPrefix(),
+    });
   return lazyCoordination({
     backend: "redis",
-    locks: () => redisLocks(ctx),
-    limiters: () => redisRateLimiters(ctx),
-    cache: () => redisTtlCache(ctx),
-    codes: (limiters) => redisOneTimeCodes(ctx, limiters),
-    tokens: () => redisOpaqueTokens(ctx),
+    locks: () => redisLocks(ctx()),
+    limiters: () => redisRateLimiters(ctx()),
+    cache: () => redisTtlCache(ctx()),
+    codes: (limiters) => redisOneTimeCodes(ctx(), limiters),
+    tokens: () => redisOpaqueTokens(ctx()),
     async ping() {
-      await ctx.redis.ping();
+      await o.redis.ping();
     },
-    closeRest: () => (ctx.ownsConnection ? closeQuietly(ctx.redis) : Promise.resolve()),
+    closeRest: () => (o.ownsConnection ? closeQuietly(o.redis) : Promise.resolve()),
   });
 }
 
