@@ -98,7 +98,8 @@ export function PublishPage() {
         <label htmlFor="definition-text">Definition (JSON)</label>
         <p id={hintId} className="hint">
           A whole definition (docs/definitions.md). Its <code>key</code> names the definition; the
-          new version is the key&apos;s highest number + 1.
+          new version is the key&apos;s highest number + 1. The latest version&apos;s definition
+          again, unchanged, makes no new version: its page opens.
         </p>
         <textarea
           id="definition-text"
