@@ -142,7 +142,8 @@ export async function openExampleApp(opts: {
         readFileSync(file, "utf8"),
         "application/yaml",
       );
-      if (r.status !== 201)
+      // 200: the published version is this file already (unchanged), no new one.
+      if (r.status !== 201 && r.status !== 200)
         throw new Error(`publish ${file} → ${r.status} ${JSON.stringify(r.body)}`);
       return r.body.version;
     },

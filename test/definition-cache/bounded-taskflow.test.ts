@@ -77,7 +77,8 @@ void describe("bounded consistency through createTaskflow", async () => {
       const hits = b!.definitionCache.stats.hits;
       for (let i = 0; i < 20; i++) assert.equal(await latest(b!, "doc"), 1);
       assert.equal(b!.definitionCache.stats.hits - hits, 20, "every read a hit");
-      await a!.definitions.publish(ctx, "doc", minimal("doc"));
+      // Changed (the same again would be unchanged, no version 2).
+      await a!.definitions.publish(ctx, "doc", { ...minimal("doc"), name: "Doc v2" });
       assert.equal(await latest(a!, "doc"), 2, "A reads its own publish at once");
       const since = Date.now();
       while ((await latest(b!, "doc")) !== 2) {
@@ -93,7 +94,7 @@ void describe("bounded consistency through createTaskflow", async () => {
       await a!.definitions.publish(ctx, "doc", minimal("doc"));
       assert.equal(await latest(a!, "doc"), 1);
       assert.equal(await latest(a!, "doc"), 1);
-      await a!.definitions.publish(ctx, "doc", minimal("doc"));
+      await a!.definitions.publish(ctx, "doc", { ...minimal("doc"), name: "Doc v2" });
       assert.equal(await latest(a!, "doc"), 2);
     }));
 });

@@ -19,7 +19,9 @@ async function publishAndReadUncached(node: TestNode): Promise<void> {
   const cache = node.tf.definitionCache;
   for (let v = 1; v <= 2; v++) {
     const before = await cache.consistency.state("data");
-    const published = await node.call("POST", `/v1/definitions/${KEY}/publish`, minimal(KEY));
+    // A new name each time: the same definition again would be unchanged, no version 2.
+    const doc = { ...minimal(KEY), name: `Disabled v${v}` };
+    const published = await node.call("POST", `/v1/definitions/${KEY}/publish`, doc);
     assert.equal(published.status, 201, JSON.stringify(published.body));
     assert.equal(published.body.version, v);
     const after = await cache.consistency.state("data");

@@ -53,7 +53,10 @@ export async function startPrivateTaskflow(opts: {
   }
 }
 
-/** POST /v1/definitions/{key}/publish with the YAML; a new version each start (same content). */
+/**
+ * POST /v1/definitions/{key}/publish with the YAML at each start: 201 when the file changed
+ * (a new version), 200 `unchanged` when it is the published version already.
+ */
 async function publish(url: string, apiKey: string, tenant: string): Promise<void> {
   const r = await fetch(`${url}/v1/definitions/${DEFINITION_KEY}/publish`, {
     method: "POST",
@@ -65,5 +68,7 @@ async function publish(url: string, apiKey: string, tenant: string): Promise<voi
     },
     body: readFileSync(DEFINITION_FILE, "utf8"),
   });
-  if (r.status !== 201) throw new Error(`publish in ${tenant}: ${r.status} ${await r.text()}`);
+  if (r.status !== 201 && r.status !== 200) {
+    throw new Error(`publish in ${tenant}: ${r.status} ${await r.text()}`);
+  }
 }
