@@ -14,13 +14,17 @@
  * n-th key of WF_API_KEYS, `key:<id>` for a stored key, `nokey` in development
  * without keys — never by its value: rate limits and idempotency records are
  * kept per key under that name.
+ *
+ * Refusals are logged through a RefusalLog (refusal-log.ts): a flood of wrong
+ * keys writes a bounded number of lines, not one or more per request.
  */
 import { hash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { TaskflowError } from "../domain/errors.ts";
 import type { ApiKeyInfo } from "../engine/coordination/api-keys.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
-import type { StoredKeyCheck } from "./stored-key-check.ts";
+import { RefusalLog } from "./refusal-log.ts";
+import { TooManyKeyLookupsError, type StoredKeyCheck } from "./stored-key-check.ts";
 
 export const API_KEY_HEADER = "x-api-key";
 export const NO_KEY_ID = "nokey";
@@ -66,6 +70,8 @@ export interface ApiKeyOptions {
    * there are no configured keys and no stored ones to check.
    */
   open?: boolean | undefined;
+  /** Where refusals are logged; default: a RefusalLog of its own. */
+  refusals?: RefusalLog | undefined;
 }
 
 type Done = (err?: Error) => void;
@@ -75,6 +81,22 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
   const verify = keyVerifier(keys);
   const { stored } = options;
   const open = options.open ?? (keys.length === 0 && stored === undefined);
+  const refusals = options.refusals ?? new RefusalLog();
+  const refuse = (req: FastifyRequest, done: Done): void => {
+    // The reason is logged, the key is not (see logging.ts for the redaction).
+    const keyPresent = req.headers[API_KEY_HEADER] !== undefined;
+    if (refusals.admit(req)) req.log.warn({ keyPresent }, "rejected API key");
+    done(new TaskflowError("Unauthorized", "missing or invalid X-API-Key"));
+  };
+  const acceptStored = (req: FastifyRequest, key: ApiKeyInfo | null, done: Done): void => {
+    if (key === null) return refuse(req, done);
+    acceptKey(req, key, done);
+  };
+  const failed = (req: FastifyRequest, e: unknown, done: Done): void => {
+    // Over the unknown keys' budget: as floodable as a wrong key. The error handler logs it, or not.
+    if (e instanceof TooManyKeyLookupsError) refusals.admit(req);
+    done(e as Error);
+  };
   return (req: FastifyRequest, _reply: FastifyReply, done: Done): void => {
     req.apiKeyTenant = null;
     if (open) {
@@ -88,16 +110,18 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
       req.apiKeyId = id;
       return done();
     }
-    if (candidate === undefined || stored === undefined) return refuse(req, header, done);
+    if (candidate === undefined || stored === undefined) return refuse(req, done);
     const found = stored(candidate);
     if (found instanceof Promise) {
-      found.then((key) => acceptStored(req, key, done), done);
+      found.then(
+        (key) => acceptStored(req, key, done),
+        (e: unknown) => failed(req, e, done),
+      );
     } else acceptStored(req, found, done);
   };
 }
 
-function acceptStored(req: FastifyRequest, key: ApiKeyInfo | null, done: Done): void {
-  if (key === null) return refuse(req, req.headers[API_KEY_HEADER], done);
+function acceptKey(req: FastifyRequest, key: ApiKeyInfo, done: Done): void {
   const keyId = `key:${key.id}`;
   if (key.tenant !== null && tenantOf(req) !== key.tenant) {
     req.log.warn({ keyId }, "API key used outside its tenant");
@@ -108,12 +132,6 @@ function acceptStored(req: FastifyRequest, key: ApiKeyInfo | null, done: Done): 
   req.apiKeyId = keyId;
   req.apiKeyTenant = key.tenant;
   done();
-}
-
-function refuse(req: FastifyRequest, header: unknown, done: Done): void {
-  // The reason is logged, the key is not (see logging.ts for the redaction).
-  req.log.warn({ keyPresent: header !== undefined }, "rejected API key");
-  done(new TaskflowError("Unauthorized", "missing or invalid X-API-Key"));
 }
 
 function tenantOf(req: FastifyRequest): unknown {
