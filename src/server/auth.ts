@@ -10,10 +10,16 @@
  * keys stay free of I/O (stored-key-check.ts says what the stored ones cost).
  * A stored key scoped to a tenant is refused (403) for any other X-Tenant-Id.
  *
+ * Development without WF_API_KEYS is open: a request without a key is
+ * accepted. A key that is sent is checked all the same, so a wrong one is a
+ * 401 there too: a client that sends a key relies on it (a stored key's
+ * tenant scope among others), and a test against a development node would
+ * otherwise pass with any key.
+ *
  * The check names the key it accepted in `request.apiKeyId` — `key#<n>` for the
  * n-th key of WF_API_KEYS, `key:<id>` for a stored key, `nokey` in development
- * without keys — never by its value: rate limits and idempotency records are
- * kept per key under that name.
+ * for a request without a key — never by its value: rate limits and
+ * idempotency records are kept per key under that name.
  *
  * Refusals are logged through a RefusalLog (refusal-log.ts): a flood of wrong
  * keys writes a bounded number of lines, not one or more per request.
@@ -66,8 +72,9 @@ export interface ApiKeyOptions {
   /** Stored keys, checked after the configured ones; none: only WF_API_KEYS. */
   stored?: StoredKeyCheck | undefined;
   /**
-   * Accept every request (development without WF_API_KEYS). Default: when
-   * there are no configured keys and no stored ones to check.
+   * Accept a request without a key (development without WF_API_KEYS); a key
+   * that is sent is checked all the same. Default: when there are no
+   * configured keys and no stored ones to check.
    */
   open?: boolean | undefined;
   /** Where refusals are logged; default: a RefusalLog of its own. */
@@ -99,11 +106,11 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
   };
   return (req: FastifyRequest, _reply: FastifyReply, done: Done): void => {
     req.apiKeyTenant = null;
-    if (open) {
+    const header = req.headers[API_KEY_HEADER];
+    if (open && header === undefined) {
       req.apiKeyId = NO_KEY_ID;
       return done();
     }
-    const header = req.headers[API_KEY_HEADER];
     const candidate = typeof header === "string" ? header : undefined;
     const id = verify(candidate);
     if (id !== undefined) {
