@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { setImmediate as turn, setTimeout as sleep } from "node:timers/promises";
-import Fastify from "fastify";
+import Fastify, { type FastifyBaseLogger } from "fastify";
 import { pino } from "pino";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
@@ -58,8 +58,9 @@ void test("a flood of unknown keys: every request of a known key answered, the b
       done();
     },
   });
+  const loggerInstance: FastifyBaseLogger = pino({ level: "info" }, logTo);
   const app = Fastify({
-    loggerInstance: pino({ level: "info" }, logTo),
+    loggerInstance,
     logController: new OneLinePerRequest(),
   });
   installErrorHandling(app);
