@@ -97,7 +97,7 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
   };
   const acceptStored = (req: FastifyRequest, key: ApiKeyInfo | null, done: Done): void => {
     if (key === null) return refuse(req, done);
-    acceptKey(req, key, done);
+    acceptKey(req, key, refusals, done);
   };
   const failed = (req: FastifyRequest, e: unknown, done: Done): void => {
     // Over the unknown keys' budget: as floodable as a wrong key. The error handler logs it, or not.
@@ -128,10 +128,10 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
   };
 }
 
-function acceptKey(req: FastifyRequest, key: ApiKeyInfo, done: Done): void {
+function acceptKey(req: FastifyRequest, key: ApiKeyInfo, refusals: RefusalLog, done: Done): void {
   const keyId = `key:${key.id}`;
   if (key.tenant !== null && tenantOf(req) !== key.tenant) {
-    req.log.warn({ keyId }, "API key used outside its tenant");
+    if (refusals.admit(req)) req.log.warn({ keyId }, "API key used outside its tenant");
     return done(
       new TaskflowError("Forbidden", `this API key may act for tenant '${key.tenant}' only`),
     );

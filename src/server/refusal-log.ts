@@ -1,6 +1,6 @@
 /**
  * Rate-limited logging of refused authentication (a missing or wrong API key,
- * a key beyond the lookup budget). A flood of wrong keys is the attacker's
+ * a stored key outside its tenant, a key beyond the lookup budget). A flood of wrong keys is the attacker's
  * choice of volume: logged line for line it would fill the disk and bury
  * everything else (a flood once wrote 55,000 lines in 10 s). So at most
  * `maxLines` refusals are logged per `windowMs`; the rest are counted, and one
