@@ -128,25 +128,26 @@ void test("a flood of unknown keys: every request of a known key answered, the b
     // The unknown keys' budget, plus the two known keys' own lookups.
     assert.ok(mostAtOnce <= MAX_LOOKUPS + 2, `${mostAtOnce} lookups at once`);
 
-    // Every window's summary has been written.
-    await sleep(WINDOW_MS + 100);
     // One line per logged refusal says why (the 503's is the error handler's).
-    const refusalLines = lines.filter(
-      (l) => l.msg === "rejected API key" || /unknown API keys are being checked/.test(l.msg),
-    );
-    const summaries = lines.filter((l) => l.suppressed !== undefined);
-    const suppressed = summaries.reduce((n, l) => n + l.suppressed!, 0);
-    assert.equal(refusalLines.length + suppressed, refused, "every refusal logged or counted");
+    const refusalLines = () =>
+      lines.filter(
+        (l) => l.msg === "rejected API key" || /unknown API keys are being checked/.test(l.msg),
+      );
+    const summaries = () => lines.filter((l) => l.suppressed !== undefined);
+    const counted = () => summaries().reduce((n, l) => n + l.suppressed!, 0);
+    // The last window's summary comes at its end (a timer, late on a busy machine).
+    for (let i = 0; i < 50 && refusalLines().length + counted() < refused; i++) await sleep(100);
+    assert.equal(refusalLines().length + counted(), refused, "every refusal logged or counted");
     const windows = Math.ceil((Date.now() - started) / WINDOW_MS) + 1;
-    assert.ok(
-      refusalLines.length <= windows * MAX_LINES,
-      `${refusalLines.length} refusal lines in ${windows} windows`,
-    );
+    const logged = refusalLines().length;
+    assert.ok(logged <= windows * MAX_LINES, `${logged} refusal lines in ${windows} windows`);
     t.diagnostic(
-      `${lines.length} log lines, ${suppressed} refusals counted in ${summaries.length} summaries`,
+      `${lines.length} log lines, ${counted()} refusals counted in ${summaries().length} summaries`,
     );
-    // The legitimate requests' lines, and a few per logged refusal: not one per request.
-    assert.ok(lines.length < 200, `${lines.length} log lines for ${refused} refused requests`);
+    // The legitimate requests' lines, and at most three per logged refusal (its reason, the
+    // error handler's, the request's own) and a summary per window: not one per request.
+    const most = answers.length + rareAnswers.length + 2 + logged * 3 + windows;
+    assert.ok(lines.length <= most, `${lines.length} log lines (at most ${most}) for ${refused}`);
   } finally {
     await app.close();
     await coordination.close();
