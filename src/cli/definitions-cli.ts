@@ -35,7 +35,71 @@ Options:
   --config <file>   JSON config file (DATABASE_URL and the rest, as for serve)
   --tenant <id>     tenant to publish in or read from (default: default)
   --actor <id>      who publishes (default: $USER, else cli)
+
+Each command's own: 'taskflow definitions <command> --help'.
 `;
+
+const DB_OPTIONS = `  --config <file>   JSON config file (DATABASE_URL and the rest, as for serve)
+  --tenant <id>     tenant to publish in or read from (default: default)`;
+
+/** Each command's own help: `taskflow definitions validate --help`. */
+const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
+  [
+    "validate",
+    `Usage: taskflow definitions validate FILE
+
+Check one definition file (.json, .yaml or .yml) without a database: every
+finding on a line of its own as FILE:POINTER: reason. Exit 0 if valid, 1 if not
+(or the file cannot be read), 2 for bad usage.
+`,
+  ],
+  [
+    "publish",
+    `Usage: taskflow definitions publish FILE [--tenant <id>] [--actor <id>] [--config <file>]
+
+Validate FILE and publish it as its key's next version straight into
+DATABASE_URL (migrations first, no server, no API key); prints the version it
+got.
+
+Options:
+${DB_OPTIONS}
+  --actor <id>      who publishes (default: $USER, else cli)
+`,
+  ],
+  [
+    "diff",
+    `Usage: taskflow definitions diff FILE_A FILE_B
+       taskflow definitions diff KEY FROM TO [--tenant <id>] [--config <file>]
+
+What changed between two definition files, or between two stored versions of
+KEY in DATABASE_URL (FROM and TO: a version number, latest or draft), one
+change per line: + added, - removed, ~ changed, each at its JSON pointer.
+
+Options (stored versions):
+${DB_OPTIONS}
+
+`,
+  ],
+]);
+
+/** What is wrong with the arguments of a known command; undefined when they fit. */
+function misuse(command: string, args: readonly string[]): string | undefined {
+  const extra = (n: number) => `unexpected argument '${args[n]}'`;
+  switch (command) {
+    case "validate":
+    case "publish":
+      if (args.length === 0)
+        return `definitions ${command} needs FILE, the definition (.json, .yaml or .yml)`;
+      return args.length > 1 ? extra(1) : undefined;
+    case "diff":
+      if (args.length === 0)
+        return "definitions diff needs two files (FILE_A FILE_B) or a key and two versions (KEY FROM TO)";
+      if (args.length === 1)
+        return `definitions diff needs a second file, or two versions (FROM TO) of key '${args[0]}'`;
+      return args.length > 3 ? extra(3) : undefined;
+  }
+  return `unknown definitions command '${command}'`;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -57,13 +121,27 @@ export async function runDefinitionsCli(
       allowPositionals: true,
     });
   } catch (e) {
-    return usage(io, (e as Error).message);
+    return usage(io, (e as Error).message, argv[0]);
   }
   const [command, ...args] = parsed.positionals;
-  if (parsed.values.help || command === undefined || command === "help") {
-    io.out(DEFINITIONS_HELP);
-    return command === undefined && !parsed.values.help ? 2 : 0;
+  // `definitions help validate` is `definitions validate --help`.
+  const helpOf = command === "help" ? args[0] : command;
+  if (parsed.values.help || command === "help") {
+    if (helpOf === undefined) {
+      io.out(DEFINITIONS_HELP);
+      return 0;
+    }
+    const text = COMMAND_HELP.get(helpOf);
+    if (text === undefined) return usage(io, `unknown definitions command '${helpOf}'`);
+    io.out(text);
+    return 0;
   }
+  if (command === undefined) {
+    io.out(DEFINITIONS_HELP);
+    return 2;
+  }
+  const wrong = misuse(command, args);
+  if (wrong !== undefined) return usage(io, wrong, command);
   const db = {
     env,
     configFile: parsed.values.config,
@@ -78,7 +156,7 @@ export async function runDefinitionsCli(
   } catch (e) {
     return fail(io, e, command === "publish" ? args[0] : undefined);
   }
-  return usage(io, `bad usage of 'definitions ${command}'`);
+  return usage(io, `unknown definitions command '${command}'`);
 }
 
 interface DbOptions {
@@ -167,7 +245,7 @@ async function diffStored(args: string[], o: DbOptions, io: CliIo): Promise<numb
   const [key, from, to] = args as [string, string, string];
   const sel = (s: string): VersionSelector => (s === "latest" || s === "draft" ? s : Number(s));
   if (![from, to].every((s) => /^(\d{1,9}|latest|draft)$/.test(s))) {
-    return usage(io, "versions are numbers, latest or draft");
+    return usage(io, "versions are numbers, latest or draft", "diff");
   }
   const d = await withVersions(o, io, (v) =>
     v.diff({ tenantId: o.tenantId }, key, sel(from), sel(to)),
@@ -186,8 +264,10 @@ function printDiff(changes: DiffEntry[], io: CliIo): void {
   }
 }
 
-function usage(io: CliIo, message: string): number {
-  io.err(`taskflow: ${message}. Run 'taskflow definitions --help' for usage.\n`);
+/** `command`: the one the message is about, whose own help it points to. */
+function usage(io: CliIo, message: string, command?: string): number {
+  const words = command !== undefined && COMMAND_HELP.has(command) ? ` ${command}` : "";
+  io.err(`taskflow: ${message}. Run 'taskflow definitions${words} --help' for usage.\n`);
   return 2;
 }
 

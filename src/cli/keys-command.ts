@@ -9,6 +9,7 @@
  */
 import type { TaskflowConfig } from "../config/config.ts";
 import { coordinationFor } from "../coordination-for.ts";
+import { existsSync } from "node:fs";
 import { openDatabase } from "../adapters/store/open-database.ts";
 import {
   ApiKeys,
@@ -17,6 +18,7 @@ import {
   type ApiKeyListing,
 } from "../engine/coordination/api-keys.ts";
 import { DEFAULT_KEY_CACHE_MS } from "../server/stored-key-check.ts";
+import { keysStore, missingSqliteFile } from "./keys-store.ts";
 import { parseExpiry } from "./parse-expiry.ts";
 import type { CliIo } from "./cli-io.ts";
 
@@ -80,6 +82,15 @@ export async function runKeysCommand(
     );
     return 1;
   }
+  // Named every time: keys made or listed in the wrong store (the default SQLite file of a
+  // shell without the deployment's DATABASE_URL) would otherwise look like a missing key.
+  const store = keysStore(config);
+  io.err(`taskflow: API keys in ${store}\n`);
+  // Only create makes the default SQLite file; reading a file that is not there finds nothing.
+  if (command.action !== "create") {
+    const missing = missingSqliteFile(config, existsSync);
+    if (missing !== null) return nothingStored(command, missing, io);
+  }
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
@@ -87,14 +98,19 @@ export async function runKeysCommand(
   try {
     // The keys' table comes with the migrations; a fresh database gets them here.
     await database.migrate();
-    return await perform(command, new ApiKeys(coordination), io);
+    return await perform(command, new ApiKeys(coordination), io, store);
   } finally {
     await coordination.close().catch(() => undefined);
     await database.close();
   }
 }
 
-async function perform(command: KeysCommand, keys: ApiKeys, io: CliIo): Promise<number> {
+async function perform(
+  command: KeysCommand,
+  keys: ApiKeys,
+  io: CliIo,
+  store: string,
+): Promise<number> {
   switch (command.action) {
     case "create": {
       const created = await keys.create(command);
@@ -103,7 +119,7 @@ async function perform(command: KeysCommand, keys: ApiKeys, io: CliIo): Promise<
       return 0;
     }
     case "list":
-      io.out(listing(await keys.list()));
+      io.out(listing(await keys.list(), store));
       return 0;
     case "revoke": {
       if (!(await keys.revoke(command.id))) return noLiveKey(io, command.id);
@@ -127,8 +143,19 @@ const SHOWN_ONCE =
   "taskflow: the key follows on stdout; it is shown this once (only its hash is stored)\n";
 const CACHE_DELAY = `running nodes refuse it within ${DEFAULT_KEY_CACHE_MS / 1000} s (their cache)`;
 
-function noLiveKey(io: CliIo, id: string): number {
-  io.err(`taskflow: no live API key has id '${id.slice(0, 80)}' (see 'taskflow keys list')\n`);
+/** list, revoke or rotate on a SQLite file that is not there: nothing to find, nothing created. */
+function nothingStored(
+  command: Exclude<KeysCommand, { action: "create" }>,
+  path: string,
+  io: CliIo,
+): number {
+  if (command.action !== "list") return noLiveKey(io, command.id, `${path} does not exist`);
+  io.out(`no API keys are stored: ${path} does not exist (it was not created)\n`);
+  return 0;
+}
+
+function noLiveKey(io: CliIo, id: string, why = "see 'taskflow keys list'"): number {
+  io.err(`taskflow: no live API key has id '${id.slice(0, 80)}' (${why})\n`);
   return 1;
 }
 
@@ -139,9 +166,9 @@ function describe(k: ApiKeyInfo): string {
 }
 
 /** Columns padded to their widest cell; `*` is "any tenant". */
-function listing(items: readonly ApiKeyListing[]): string {
+function listing(items: readonly ApiKeyListing[], store: string): string {
   if (items.length === 0)
-    return "no API keys are stored; create one with 'taskflow keys create --name <name>'\n";
+    return `no API keys are stored in ${store}; create one with 'taskflow keys create --name <name>'\n`;
   const rows = [
     ["ID", "NAME", "TENANT", "CREATED", "EXPIRES", "STATE"],
     ...items.map((k) => [

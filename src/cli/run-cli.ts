@@ -20,6 +20,7 @@ import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";
 import type { CliIo } from "./cli-io.ts";
+import { commandHelp, helpHint } from "./command-help.ts";
 
 export const HELP = `Usage: taskflow <command> [--config <file>] [--workflows <module>] [--no-worker] [--console]
 
@@ -49,7 +50,9 @@ Commands:
              the definition cache's incomplete mutations (fences): owner, age
   cache complete-mutation <id>
              complete a fence whose process died (see 'taskflow cache --help')
-  help       show this help
+  help [command]
+             show this help, or a command's own: 'taskflow help keys create'
+             is 'taskflow keys create --help'
 
 Options:
   --config <file>  JSON config file (default: $TASKFLOW_CONFIG, else none)
@@ -60,7 +63,7 @@ Options:
   --ready          health: ask the readiness route (/readyz) instead of /healthz
   --name, --tenant, --expires
                    keys create: the key's name, its tenant, its expiry
-  -h, --help       show this help
+  -h, --help       show this help; after a command, that command's own
 
 Environment (docs/configuration.md):
 ${environmentHelp()}
@@ -87,6 +90,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Resolves with the exit code; for `serve`, once the server listens (it keeps running). */
 export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
+  // `taskflow help definitions …` is `taskflow definitions … --help`; the same for cache.
+  if (argv[0] === "help" && (argv[1] === "definitions" || argv[1] === "cache"))
+    return runCli([...argv.slice(1), "--help"], env, io);
   if (argv[0] === "definitions") return runDefinitionsCli(argv.slice(1), env, io);
   if (argv[0] === "cache") return runCacheCli(argv.slice(1), env, io);
   let parsed;
@@ -107,32 +113,32 @@ export async function runCli(argv: readonly string[], env: Env, io: CliIo): Prom
       allowPositionals: true,
     });
   } catch (e) {
-    return usage(io, (e as Error).message);
+    // Before the arguments are parsed, the first one is the best guess at the command.
+    return usage(io, (e as Error).message, argv.slice(0, 2));
   }
   const [command, ...extra] = parsed.positionals;
-  if (parsed.values.help || command === "help") {
-    io.out(HELP);
-    return 0;
-  }
+  if (parsed.values.help || command === "help")
+    return help(io, command === "help" ? extra : parsed.positionals);
   if (command === undefined) return usage(io, "missing command");
   const configFile = parsed.values.config;
   if (command === "keys")
     return keys(env, configFile, io, { ...parsed.values, positionals: extra });
-  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
+  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`, [command]);
   const { name, tenant, expires } = parsed.values;
   if (name !== undefined || tenant !== undefined || expires !== undefined) {
-    return usage(io, "--name, --tenant and --expires belong to 'keys create'");
+    return usage(io, "--name, --tenant and --expires belong to 'keys create'", ["keys", "create"]);
   }
   const workflows = parsed.values.workflows;
   const noWorker = parsed.values["no-worker"] === true;
   const serving = command === "serve" || command === "console";
-  if (noWorker && !serving) return usage(io, "--no-worker is an option of serve");
+  if (noWorker && !serving) return usage(io, "--no-worker is an option of serve", ["serve"]);
   const withConsole = parsed.values.console === true || command === "console";
-  if (withConsole && !serving) return usage(io, "--console is an option of serve");
+  if (withConsole && !serving) return usage(io, "--console is an option of serve", ["serve"]);
   try {
     if (serving) return await serve(env, configFile, io, workflows, { noWorker, withConsole });
     if (command === "worker") {
-      if (workflows === undefined) return usage(io, "worker needs --workflows <module>");
+      if (workflows === undefined)
+        return usage(io, "worker needs --workflows <module>", ["worker"]);
       return await worker(env, configFile, io, workflows);
     }
     if (command === "migrate") return await migrate(env, configFile, io);
@@ -265,7 +271,7 @@ async function keys(
   args: KeysArgs,
 ): Promise<number> {
   const command = parseKeysArgs(args);
-  if (typeof command === "string") return usage(io, command);
+  if (typeof command === "string") return usage(io, command, ["keys", ...args.positionals]);
   try {
     // The keys commands serve no HTTP: they are how a production node gets its first key.
     const config = loadConfig({ env, configFile, requireApiKeys: false });
@@ -275,8 +281,21 @@ async function keys(
   }
 }
 
-function usage(io: CliIo, message: string): number {
-  io.err(`taskflow: ${message}. Run 'taskflow --help' for usage.\n`);
+/** The global help, or the named command's own (command-help.ts). */
+function help(io: CliIo, words: readonly string[]): number {
+  if (words.length === 0) {
+    io.out(HELP);
+    return 0;
+  }
+  const text = commandHelp(words);
+  if (text === undefined) return usage(io, `unknown command '${words[0]}'`);
+  io.out(text);
+  return 0;
+}
+
+/** `words`: the command the message is about, whose own help it points to. */
+function usage(io: CliIo, message: string, words: readonly string[] = []): number {
+  io.err(`taskflow: ${message}. Run '${helpHint(words)}' for usage.\n`);
   return 2;
 }
 

@@ -59,6 +59,12 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     fromTrustedProxy: trustedProxies(config.consoleTrustedProxies),
   };
 
+  // First, so it sees every route of the plugin: the Console's routes are its pages' own API
+  // (a session cookie and an Origin check, never X-API-Key), not the engine's REST contract,
+  // so /openapi.json leaves them out rather than list them as x-api-key routes (docs/console.md).
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   // Declared up front so every request object keeps one shape (V8 hidden classes).
   app.decorateRequest("consoleUser", undefined);
   app.addHook("onRequest", setSecurityHeaders);

@@ -162,15 +162,20 @@ function causeOf(err: unknown): string {
   return typeof cause?.code === "string" ? cause.code : "unknown cause";
 }
 
+function logProblem(req: FastifyRequest, p: Problem, err: unknown): void {
+  // An outage, not a bug: one line per request with the driver's cause, no stack.
+  if (p.code === "Unavailable") req.log.warn({ cause: causeOf(err) }, p.detail);
+  else if (p.status >= 500) req.log.error({ err }, "unhandled error");
+  else req.log.info({ code: p.code, detail: p.detail }, "request refused");
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const p = toProblem(err, req.id);
-    if (p.code === "Unavailable") {
-      // An outage, not a bug: one line per request with the driver's cause, no stack.
-      req.log.warn({ cause: causeOf(err) }, p.detail);
+    if (p.code === "Unavailable")
       void reply.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
-    } else if (p.status >= 500) req.log.error({ err }, "unhandled error");
-    else req.log.info({ code: p.code, detail: p.detail }, "request refused");
+    // Not for a refusal the key check chose to leave out of the log (refusal-log.ts).
+    if (req.quietLog !== true) logProblem(req, p, err);
     // The client may still be sending the refused body; see drain-request.ts.
     if (p.code === "TooLarge") await drainRequest(req.raw);
     return sendProblem(reply, p);

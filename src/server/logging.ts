@@ -58,7 +58,8 @@ export class OneLinePerRequest extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    if (this.isLogDisabled(request)) return;
+    // A refusal left out of the log (refusal-log.ts) is left out here too.
+    if (this.isLogDisabled(request) || request.quietLog === true) return;
     const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...fields, err: error }, "request errored");
     else reply.log.info(fields, "request completed");

@@ -11,8 +11,23 @@
  * Wrong keys must not turn into queries: only a key of the stored shape
  * (`tfk_` + 43 characters) is looked up at all, a wrong one is remembered as
  * such (negative cache), concurrent requests with one key share one lookup,
- * and at most `maxLookups` distinct keys are looked up at once — beyond that
- * the request is a 503 to retry, not one more query.
+ * and at most `maxLookups` distinct unknown keys are looked up at once —
+ * beyond that the request is a 503 to retry, not one more query.
+ *
+ * A wrong key must never cost a right one its answer, so keys this node has
+ * accepted (known keys) are kept apart from everything else:
+ * - in a cache of their own, which no number of wrong keys can evict (the
+ *   misses have theirs); a known key is remembered after its answer went
+ *   stale, so its next check is still a known key's;
+ * - a known key's lookup is never counted against `maxLookups` (a flood of
+ *   unknown keys cannot make it a 503), and there is at most one per key, so
+ *   known keys' lookups are bounded by how many keys were ever accepted;
+ * - a known key in use is looked up again in the background once its answer
+ *   is half of `cacheMs` old, so a key used steadily is answered from memory
+ *   and never waits for the backend, while no answer is older than `cacheMs`.
+ * A key that this node has not accepted yet (a new key, or a node just
+ * started) is an unknown key until its first lookup answers: under a flood it
+ * may get a 503 to retry, once.
  *
  * Only hashes of presented keys are kept in memory, never the keys.
  */
@@ -28,9 +43,11 @@ import {
 export interface StoredKeyCheckOptions {
   /** How long an answer is reused; default 5 s. */
   cacheMs?: number;
-  /** Distinct keys remembered; default 10 000. */
+  /** Distinct wrong keys remembered; default 10 000. */
   maxEntries?: number;
-  /** Distinct keys looked up at once; default 32. */
+  /** Distinct accepted keys remembered; default 10 000. */
+  maxKnown?: number;
+  /** Distinct unknown keys looked up at once; default 32. */
   maxLookups?: number;
 }
 
@@ -39,52 +56,79 @@ export type StoredKeyCheck = (candidate: string) => ApiKeyInfo | null | Promise<
 
 export const DEFAULT_KEY_CACHE_MS = 5000;
 
+/** What the 503 beyond `maxLookups` says; auth.ts logs it as a refusal, rate-limited. */
+export class TooManyKeyLookupsError extends UnavailableError {
+  constructor() {
+    super("too many distinct unknown API keys are being checked at once; retry");
+  }
+}
+
+interface Known {
+  key: ApiKeyInfo;
+  /** When the backend answered (Date.now()). */
+  at: number;
+}
+
 export function storedKeyCheck(keys: ApiKeys, options: StoredKeyCheckOptions = {}): StoredKeyCheck {
   const cacheMs = options.cacheMs ?? DEFAULT_KEY_CACHE_MS;
   const maxLookups = options.maxLookups ?? 32;
-  // lru-cache values must be objects: { key: null } is a remembered miss.
-  const cache = new LRUCache<string, { key: ApiKeyInfo | null }>({
+  // Accepted keys, without a ttl: whether an answer is still fresh is read from `at`.
+  const known = new LRUCache<string, Known>({ max: options.maxKnown ?? 10_000 });
+  // lru-cache values must be objects: a remembered miss.
+  const misses = new LRUCache<string, { miss: true }>({
     max: options.maxEntries ?? 10_000,
     ttl: cacheMs,
   });
+  // One lookup per key at a time; only unknown keys' are counted against maxLookups.
   const inFlight = new Map<string, Promise<ApiKeyInfo | null>>();
+  let unknownInFlight = 0;
 
-  const lookup = async (digest: string, candidate: string): Promise<ApiKeyInfo | null> => {
-    try {
-      const key = await keys.verify(candidate);
-      cache.set(digest, { key }, { ttl: ttlFor(key, cacheMs) });
-      return key;
-    } finally {
-      inFlight.delete(digest);
-    }
+  const lookup = (digest: string, candidate: string, counted: boolean) => {
+    if (counted) unknownInFlight++;
+    const p = (async () => {
+      try {
+        const key = await keys.verify(candidate);
+        if (key === null) {
+          known.delete(digest);
+          misses.set(digest, { miss: true });
+        } else {
+          misses.delete(digest);
+          known.set(digest, { key, at: Date.now() });
+        }
+        return key;
+      } finally {
+        inFlight.delete(digest);
+        if (counted) unknownInFlight--;
+      }
+    })();
+    inFlight.set(digest, p);
+    return p;
   };
 
   return (candidate) => {
     if (!isStoredKeyShape(candidate)) return null;
     const digest = hash("sha256", candidate, "base64url");
-    const cached = cache.get(digest);
-    if (cached !== undefined) return usable(cached.key);
     const pending = inFlight.get(digest);
-    if (pending !== undefined) return pending;
-    if (inFlight.size >= maxLookups) {
-      return Promise.reject(
-        new UnavailableError("too many distinct API keys are being checked at once; retry"),
-      );
+    const k = known.get(digest);
+    if (k !== undefined) {
+      const age = Date.now() - k.at;
+      if (age < cacheMs) {
+        // Refresh ahead: the answer stays fresh for a key in use. A failed refresh
+        // is forgotten; the answer then runs out and the next request asks itself.
+        if (age >= cacheMs / 2 && pending === undefined)
+          lookup(digest, candidate, false).catch(() => undefined);
+        return usable(k.key);
+      }
+      return pending ?? lookup(digest, candidate, false);
     }
-    const p = lookup(digest, candidate);
-    inFlight.set(digest, p);
-    return p;
+    if (misses.has(digest)) return null;
+    if (pending !== undefined) return pending;
+    if (unknownInFlight >= maxLookups) return Promise.reject(new TooManyKeyLookupsError());
+    return lookup(digest, candidate, true);
   };
 }
 
-/** A live key is not reused past its own expiry. */
-function ttlFor(key: ApiKeyInfo | null, cacheMs: number): number {
-  if (key?.expiresAt == null) return cacheMs;
-  return Math.max(1, Math.min(cacheMs, key.expiresAt.getTime() - Date.now()));
-}
-
-function usable(key: ApiKeyInfo | null): ApiKeyInfo | null {
-  return key !== null && key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()
-    ? null
-    : key;
+/** A key is not accepted past its own expiry, whatever the cache says. */
+function usable(key: ApiKeyInfo): ApiKeyInfo | null {
+  return key.expiresAt !== null && key.expiresAt.getTime() <= Date.now() ? null : key;
 }

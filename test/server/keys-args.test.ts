@@ -1,7 +1,15 @@
-/** `taskflow keys`: what it accepts, and the clear errors (exit 2 or 1) for what it does not. */
+/**
+ * `taskflow keys`: what it accepts, the clear errors (exit 2 or 1) for what it
+ * does not, and the store every command names.
+ */
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { parseKeysArgs } from "../../src/cli/keys-command.ts";
+import { keysStore } from "../../src/cli/keys-store.ts";
+import { loadConfig } from "../../src/config/load-config.ts";
 import { parseExpiry } from "../../src/cli/parse-expiry.ts";
 import { runCli } from "../../src/cli/run-cli.ts";
 
@@ -46,6 +54,60 @@ void test("memory coordination: exit 1, stored keys need sql or redis", async ()
   const r = await cli(["keys", "list"], { NODE_ENV: "production", WF_COORDINATION: "memory" });
   assert.equal(r.code, 1);
   assert.match(r.err, /WF_COORDINATION is memory.*sql or redis/);
+});
+
+void test("without DATABASE_URL: every command names ./taskflow.db; list and revoke do not create it, create does", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "taskflow-keys-"));
+  const cwd = process.cwd();
+  // The default store is relative to the working directory: the test's own, empty one.
+  process.chdir(dir);
+  try {
+    const env = { NODE_ENV: "production" };
+    const named = /^taskflow: API keys in the SQLite file \.\/taskflow\.db \(DATABASE_URL is unset/;
+    const empty = await cli(["keys", "list"], env);
+    assert.equal(empty.code, 0, empty.err);
+    assert.match(empty.err, named);
+    assert.match(empty.out, /no API keys are stored: \.\/taskflow\.db does not exist/);
+    const revoke = await cli(["keys", "revoke", "abc"], env);
+    assert.equal(revoke.code, 1);
+    assert.match(revoke.err, /no live API key has id 'abc' \(\.\/taskflow\.db does not exist\)/);
+    assert.equal(existsSync(join(dir, "taskflow.db")), false, "a read created the database");
+
+    const created = await cli(["keys", "create", "--name", "first"], env);
+    assert.equal(created.code, 0, created.err);
+    assert.match(created.err, named);
+    assert.ok(existsSync(join(dir, "taskflow.db")));
+    const listed = await cli(["keys", "list"], env);
+    assert.equal(listed.code, 0, listed.err);
+    assert.match(listed.err, named);
+    assert.match(listed.out, /first/);
+
+    const other = `sqlite:${join(dir, "other.db")}`;
+    const elsewhere = await cli(["keys", "create", "--name", "x"], { ...env, DATABASE_URL: other });
+    assert.equal(elsewhere.code, 0, elsewhere.err);
+    await cli(["keys", "revoke", /created API key (\S+)/.exec(elsewhere.err)![1]!], {
+      ...env,
+      DATABASE_URL: other,
+    });
+    const none = await cli(["keys", "list"], { ...env, DATABASE_URL: other });
+    assert.match(none.err, new RegExp(`API keys in DATABASE_URL ${other}`));
+    assert.match(none.out, /^ID +NAME/, "the revoked key is listed");
+  } finally {
+    process.chdir(cwd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test("the store's words: no password, the key prefix when it is not the default, Redis", () => {
+  const store = (env: Record<string, string>) =>
+    keysStore(loadConfig({ env: { NODE_ENV: "production", ...env }, requireApiKeys: false }));
+  const pg = store({ DATABASE_URL: "postgres://taskflow:s3cret@db:5432/taskflow" });
+  assert.equal(pg, "DATABASE_URL postgres://taskflow:***@db:5432/taskflow");
+  const prefixed = store({ DATABASE_URL: "sqlite:./a.db", WF_KEY_PREFIX: "staging:" });
+  assert.equal(prefixed, "DATABASE_URL sqlite:./a.db (key prefix 'staging:')");
+  const redis = store({ WF_COORDINATION: "redis", REDIS_URL: "redis://:pw@cache:6379" });
+  assert.ok(redis.startsWith("Redis redis://:***@cache:6379"), redis);
+  assert.ok(!redis.includes("pw@"), redis);
 });
 
 void test("parseKeysArgs: create with tenant and expiry, list, revoke, rotate", () => {

@@ -3,6 +3,8 @@ import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import { ConfigError } from "../../../src/config/config-error.ts";
+import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
+import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
 import { keyVerifier } from "../../../src/server/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { KEY, sampleTask, stubEngine, stubServer } from "./stub-engine.ts";
@@ -64,6 +66,45 @@ void describe("development without keys", () => {
       { overrides: { nodeEnv: "development", apiKeys: [] } },
     );
     assert.equal((await app.inject({ url: "/v1/tasks/t1" })).statusCode, 200);
+    await app.close();
+  });
+
+  void test("a key that is sent is checked: no key 200, a stored key 200 within its tenant, a wrong key 401", async () => {
+    const coordination = openCoordination({ kind: "memory", keyPrefix: "t:" });
+    const config = loadConfig({
+      env: {},
+      overrides: { nodeEnv: "development", apiKeys: [], logLevel: "silent" },
+    });
+    const app = buildServer({
+      engine: stubEngine({ getTask: () => Promise.resolve(sampleTask()) }),
+      config,
+      coordination,
+    });
+    await app.ready();
+    try {
+      const acme = await new ApiKeys(coordination).create({ name: "acme", tenant: "acme" });
+      const get = (headers: Record<string, string>) => app.inject({ url: "/v1/tasks/t1", headers });
+      assert.equal((await get({})).statusCode, 200, "no key: development is open");
+      assert.equal((await get({ "x-api-key": acme.key, "x-tenant-id": "acme" })).statusCode, 200);
+      assert.equal((await get({ "x-api-key": acme.key })).statusCode, 403, "outside its tenant");
+      for (const wrong of [`tfk_${"W".repeat(43)}`, "wrong", ""]) {
+        const r = await get({ "x-api-key": wrong });
+        assert.equal(r.statusCode, 401, `'${wrong}'`);
+        assert.equal(r.json().code, "Unauthorized");
+      }
+    } finally {
+      await app.close();
+      await coordination.close();
+    }
+  });
+
+  void test("without any key anywhere, a key that is sent is a 401 too", async () => {
+    const app = await stubServer(
+      { getTask: () => Promise.resolve(sampleTask()) },
+      { overrides: { nodeEnv: "development", apiKeys: [] } },
+    );
+    const r = await app.inject({ url: "/v1/tasks/t1", headers: { "x-api-key": "anything" } });
+    assert.equal(r.statusCode, 401);
     await app.close();
   });
 
