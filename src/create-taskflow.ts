@@ -108,6 +108,7 @@ export async function createTaskflow(
     {
       ...options,
       humanTasks: humanTaskBridge(store, inbox, directory),
+      directory,
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),

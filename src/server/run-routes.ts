@@ -5,7 +5,6 @@
 import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunStatus } from "../domain/run.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { Directory } from "../engine/ports.ts";
 import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import {
@@ -19,7 +18,6 @@ import {
 } from "./run-schemas.ts";
 import { eventView, runView } from "./run-views.ts";
 import { optionalBody } from "./json-body.ts";
-import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import {
   createdRange,
   createdRangeQueryProperties,
@@ -43,9 +41,8 @@ import {
 import { RUN_LIST_ORDERS, type RunListOrder } from "../engine/durable/run-list-order.ts";
 
 export interface RunRouteOptions {
+  /** The use cases: they check the starter (X-Actor-Id) against the directory themselves. */
   runs: DurableRuns;
-  /** Who exists: a run's starter (X-Actor-Id) must be a known user, checked at the start. */
-  directory: Directory;
   /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
   exposeErrorStacks?: boolean | undefined;
 }
@@ -64,7 +61,7 @@ interface RunListQuery extends PageQuery, CreatedRangeQuery {
 
 export function runRoutes(
   app: FastifyInstance,
-  { runs, directory, exposeErrorStacks = false }: RunRouteOptions,
+  { runs, exposeErrorStacks = false }: RunRouteOptions,
   done: () => void,
 ) {
   const view = (r: Run) => runView(r, exposeErrorStacks);
@@ -104,8 +101,6 @@ export function runRoutes(
     },
     async (req, reply) => {
       const ctx = actorContext(req);
-      // The run owns a root instance as this user; an unknown one would only fail later, in the run.
-      assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const { run, created } = await runs.start(ctx.tenantId, req.params.name, {
         input: req.body.input,
         id: req.body.id,
