@@ -123,7 +123,7 @@ export async function createTaskflow(
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   // A definition's userTask checks its completion's action and form first.
-  const engine = new DefinitionTaskChecks(woken, store);
+  const engine = new DefinitionTaskChecks(woken, store, directory);
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({
