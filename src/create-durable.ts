@@ -38,6 +38,8 @@ interface DurableWiring extends DurableOptions {
   humanTasks?: HumanTaskBridge | undefined;
   /** Where the worker reports failed claims and heartbeats, unless its options say. */
   onWorkerError?: WorkerOptions["onError"];
+  /** Told about runs that end failed (logging), unless the worker's options say. */
+  onRunOutcome?: WorkerOptions["onOutcome"];
   /** Who exists: the starter of a run or a process must be a known user (none: anyone). */
   directory?: Directory | undefined;
 }
@@ -88,6 +90,7 @@ export function createDurable(
           registry,
           {
             onError: options.onWorkerError,
+            onOutcome: options.onRunOutcome,
             ...workerOptions,
             contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
           },
