@@ -163,6 +163,29 @@ void describe("the engine's own workflows are not public", () => {
     assert.equal(viaProcess.status, 400, "the public way in checks the vars");
   });
 
+  test("a definition's subProcess naming the engine's workflow fails its run, and starts no child", async () => {
+    const alice = { tenantId: TENANT, actorId: "alice" };
+    await tf.definitions.publish(alice, "sneaky", {
+      key: "sneaky",
+      name: "Sneaky",
+      start: "inner",
+      states: {
+        inner: { type: "subProcess", workflow: "taskflow.definition-run", next: "done" },
+        done: { type: "end" },
+      },
+    });
+    const before = await runCount();
+    const r = await call("POST", "/v1/processes", "alice", { processKey: "sneaky" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const run = await until("the run's end", async () => {
+      const got = await tf.runs.get(TENANT, r.body.runId);
+      return got.status === "failed" || got.status === "completed" ? got : undefined;
+    });
+    assert.equal(run.status, "failed");
+    assert.match(JSON.stringify(run.error), /no known workflow: 'taskflow.definition-run'/);
+    assert.equal(await runCount(), before + 1, "no child run");
+  });
+
   test("workflow() refuses a name in the engine's namespace", () => {
     assert.throws(
       () => workflow("taskflow.mine", () => Promise.resolve(1)),
