@@ -59,6 +59,7 @@ function shellOf(text: string, port: number): string {
     .replaceAll("localhost:8081", `127.0.0.1:${port}`)
     .replaceAll("npm run taskflow --", "taskflow_cli")
     .split("\n")
+    .map((l) => l.replace(/^((?:[A-Z_]+=\S*\s+)*)taskflow serve\b/, "$1taskflow_cli serve"))
     .map((l) =>
       l.replace(
         /^((?:[A-Z_]+=\S*\s+)*)taskflow_cli serve\b/,
@@ -68,17 +69,19 @@ function shellOf(text: string, port: number): string {
     .join("\n");
 }
 
-/** A TypeScript block's file: `from "taskflow"` is this checkout's sources. */
+/** A block's file; in TypeScript `from "taskflow"` is this checkout's sources. */
 function fileOf(block: RunnableBlock): { name: string; text: string } {
+  if (block.lang === "data") return { name: block.file!, text: block.text };
   const first = /^\/\/ ([\w.-]+\.ts)\s*$/.exec(block.text.split("\n")[0] ?? "");
-  assert.ok(first, `${block.where}: a runnable ts block starts with // <file>.ts`);
+  const name = block.file ?? first?.[1];
+  assert.ok(name, `${block.where}: a runnable ts block starts with // <file>.ts`);
   const text = block.text
     .replaceAll(`from "taskflow"`, `from ${JSON.stringify(join(ROOT, "src/index.ts"))}`)
     .replaceAll(
       `from "taskflow/client"`,
       `from ${JSON.stringify(join(ROOT, "src/client/index.ts"))}`,
     );
-  return { name: first[1]!, text };
+  return { name, text };
 }
 
 interface Session {
@@ -195,20 +198,22 @@ for (const doc of DOCS) {
       },
     };
     writeFileSync(join(dir, "prelude.sh"), PRELUDE);
-    // `npm run taskflow --` is `tsx src/cli/main.ts` (package.json); a command, so setsid runs it.
+    // `npm run taskflow --` is `tsx src/cli/main.ts` (package.json), and so is the
+    // package's `taskflow` binary run from the sources; commands, so setsid runs them.
     mkdirSync(join(dir, "bin"));
     const cli = `#!/bin/sh\nexec "$ROOT/node_modules/.bin/tsx" "$ROOT/src/cli/main.ts" "$@"\n`;
     writeFileSync(join(dir, "bin", "taskflow_cli"), cli, { mode: 0o755 });
+    writeFileSync(join(dir, "bin", "taskflow"), cli, { mode: 0o755 }); // the package's binary
     let served = false;
     try {
       for (const [n, block] of blocks.entries()) {
-        if (block.lang === "ts") {
+        if (block.lang !== "sh") {
           const { name, text } = fileOf(block);
           writeFileSync(join(dir, name), text);
           continue;
         }
         let text = shellOf(block.text, port);
-        if (block.options.includes("server") && !served) {
+        if (block.server && !served) {
           text = `NODE_ENV=development serve_in_background taskflow_cli serve\n${text}`;
         }
         served ||= text.includes("serve_in_background");
