@@ -251,6 +251,21 @@ void describe("an actor the directory does not know starts nothing, REST or libr
     assert.equal(ok.status, 202, JSON.stringify(ok.body));
   });
 
+  test("a named user's or group's list: REST and the library refuse one the directory does not know alike", async () => {
+    const ctx = { tenantId: TENANT, actorId: "alice" };
+    const page = { limit: 10 };
+    const cases = [
+      ["/v1/tasks?user=zed", tf.engine.userInbox(ctx, "zed", page)],
+      ["/v1/tasks?group=nobody", tf.engine.groupInbox(ctx, "nobody", page)],
+      ["/v1/processes?user=zed", tf.engine.listProcesses(ctx, "zed", undefined, page)],
+    ] as const;
+    for (const [url, lib] of cases) {
+      const r = await call("GET", url, "alice");
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(await refusal(lib), problemOf(r), url);
+    }
+  });
+
   test("a hook's query key __proto__ is a 400, and starts nothing", async () => {
     const before = await runCount();
     const r = await call("POST", "/v1/hooks/intake?__proto__=x", "alice", { n: 1 });
