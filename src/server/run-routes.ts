@@ -76,7 +76,8 @@ export function runRoutes(
           "Starts a run of the workflow `name`, started by the X-Actor-Id (with the static " +
           "directory, a known user). `name` is a workflow registered in this server process, " +
           "or one a worker node served within the last hour (the run waits, pending, until " +
-          "a worker claims it); any other name is 404. `id` makes the start " +
+          "a worker claims it); any other name is 404, as is every name starting with `taskflow.` " +
+          "(the engine's own workflows). `id` makes the start " +
           "idempotent: an existing run with that id is returned with 200 instead of a new one. " +
           "The body is optional.",
         headers: actorHeaders,
