@@ -15,6 +15,7 @@ import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { Directory } from "./engine/ports.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
 import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
@@ -37,6 +38,10 @@ interface DurableWiring extends DurableOptions {
   humanTasks?: HumanTaskBridge | undefined;
   /** Where the worker reports failed claims and heartbeats, unless its options say. */
   onWorkerError?: WorkerOptions["onError"];
+  /** Told about runs that end failed (logging), unless the worker's options say. */
+  onRunOutcome?: WorkerOptions["onOutcome"];
+  /** Who exists: the starter of a run or a process must be a known user (none: anyone). */
+  directory?: Directory | undefined;
 }
 
 export interface Durable {
@@ -85,17 +90,24 @@ export function createDurable(
           registry,
           {
             onError: options.onWorkerError,
+            onOutcome: options.onRunOutcome,
             ...workerOptions,
             contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
           },
           database.wakeups,
         );
-  const runs = new DurableRuns(runStore, registry, worker);
+  const runs = new DurableRuns(runStore, registry, worker, Date.now, options.directory);
   return {
     registry,
     runStore,
     runs,
-    definitionRuns: new InterpretedDefinitionRuns(definitions, runs, runStore, responses),
+    definitionRuns: new InterpretedDefinitionRuns(
+      definitions,
+      runs,
+      runStore,
+      responses,
+      options.directory,
+    ),
     worker,
     start: async () => {
       await worker?.start();
@@ -128,7 +140,7 @@ export async function startWorker(
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
-    const durable = createDurable(database, { workflows, worker, humanTasks });
+    const durable = createDurable(database, { workflows, worker, humanTasks, directory });
     await durable.start();
     const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;

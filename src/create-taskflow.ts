@@ -31,6 +31,7 @@ import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
+import { logRunFailures } from "./log-run-failures.ts";
 import { buildServer } from "./server/build-server.ts";
 import { mountConsole, type ConsoleOptions } from "./console/mount-console.ts";
 
@@ -108,9 +109,18 @@ export async function createTaskflow(
     {
       ...options,
       humanTasks: humanTaskBridge(store, inbox, directory),
+      directory,
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
+      // A run that fails says so: its failure is otherwise seen only through GET /v1/runs/{id}.
+      onRunOutcome: logRunFailures(
+        (tenantId, id) =>
+          database.runs
+            .getRun(tenantId, id)
+            .then((r) => r ?? Promise.reject(new Error(`run ${id} is gone`))),
+        () => server?.log,
+      ),
     },
   );
   const definitions = new DefinitionVersions(definitionStore);
@@ -122,7 +132,7 @@ export async function createTaskflow(
   // Finishing a task of a run's ctx.humanTask wakes the run.
   const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   // A definition's userTask checks its completion's action and form first.
-  const engine = new DefinitionTaskChecks(woken, store);
+  const engine = new DefinitionTaskChecks(woken, store, directory);
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({

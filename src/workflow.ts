@@ -12,6 +12,10 @@ import {
   type WorkflowFn,
   type WorkflowOptions,
 } from "./engine/durable/types.ts";
+import {
+  isReservedWorkflow,
+  RESERVED_WORKFLOW_PREFIX,
+} from "./engine/durable/reserved-workflows.ts";
 
 export function workflow<I = unknown, O = unknown>(
   name: string,
@@ -26,6 +30,11 @@ export function workflow<I = unknown, O = unknown>(
   ) {
     throw validation(
       `workflow name '${String(name)}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
+    );
+  }
+  if (isReservedWorkflow(name)) {
+    throw validation(
+      `workflow name '${name}': names starting with '${RESERVED_WORKFLOW_PREFIX}' are reserved for the engine`,
     );
   }
   if (typeof fn !== "function") throw validation(`workflow '${name}' needs a function`);

@@ -54,36 +54,69 @@ export const assigneeOf = (t: Task): TaskAssignee => ({ kind: t.assigneeKind, id
 
 export const isFinished = (s: TaskStatus) => s === "done" || s === "cancelled";
 
-/**
- * Claim rules: a group task is claimed by a member; a user task
- * by its assignee (marking it as being worked on). Only an open task is claimed —
- * also by its own claimer, which is 409 NotOpen.
+/*
+ * Each use case checks in one order — the task's state, then the actor's
+ * permission, then the request's input — so an answer never depends on which
+ * check a caller happened to pass first: a finished task is 409 NotOpen for
+ * everyone, stranger or not, before anything about the actor or the form.
+ * Hence each rule comes in two halves the use cases call around the
+ * directory's check of the actor.
  */
-export function assertCanClaim(t: Task, actor: string, isMember: (group: string) => boolean) {
-  if (t.assigneeKind === "group" ? !isMember(t.assigneeId) : t.assigneeId !== actor) {
-    throw forbidden(`actor '${actor}' may not claim task '${t.id}'`);
-  }
+
+/**
+ * Claim rules: only an open task is claimed — also by its own claimer, which
+ * is 409 NotOpen; a group task by a member, a user task by its assignee
+ * (marking it as being worked on).
+ */
+export function assertClaimable(t: Task) {
   if (t.status !== "open") throw notOpen(`task '${t.id}' is ${t.status}, not open`);
 }
 
-export function assertCanRelease(t: Task, actor: string) {
+export function assertMayClaim(t: Task, actor: string, isMember: (group: string) => boolean) {
+  if (t.assigneeKind === "group" ? !isMember(t.assigneeId) : t.assigneeId !== actor) {
+    throw forbidden(`actor '${actor}' may not claim task '${t.id}'`);
+  }
+}
+
+export function assertCanClaim(t: Task, actor: string, isMember: (group: string) => boolean) {
+  assertClaimable(t);
+  assertMayClaim(t, actor, isMember);
+}
+
+export function assertReleasable(t: Task) {
   if (t.status !== "claimed") throw notOpen(`task '${t.id}' is ${t.status}, not claimed`);
+}
+
+export function assertMayRelease(t: Task, actor: string) {
   if (t.claimedBy !== actor) throw forbidden(`only the claimer may release task '${t.id}'`);
 }
 
+export function assertCanRelease(t: Task, actor: string) {
+  assertReleasable(t);
+  assertMayRelease(t, actor);
+}
+
 /**
- * Completion rules: a user task only by its assignee; a group task only by its
- * claimer. A finished task is NotOpen for everyone, so of N racing completions
- * exactly one succeeds and the rest see 409 NotOpen.
+ * Completion rules: a finished task is NotOpen for everyone, so of N racing
+ * completions exactly one succeeds and the rest see 409 NotOpen; a group task
+ * is claimed first (409 Conflict). Then a user task only by its assignee, a
+ * group task only by its claimer.
  */
-export function assertCanComplete(t: Task, actor: string) {
+export function assertCompletable(t: Task) {
+  if (isFinished(t.status)) throw notOpen(`task '${t.id}' is ${t.status}`);
+  if (t.assigneeKind !== "user" && t.status === "open")
+    throw conflict(`group task '${t.id}' must be claimed before it is completed`);
+}
+
+export function assertMayComplete(t: Task, actor: string) {
   if (t.assigneeKind === "user") {
     if (t.assigneeId !== actor) throw forbidden(`task '${t.id}' is assigned to another user`);
-    if (isFinished(t.status)) throw notOpen(`task '${t.id}' is ${t.status}`);
     return;
   }
-  if (isFinished(t.status)) throw notOpen(`task '${t.id}' is ${t.status}`);
-  if (t.status === "open")
-    throw conflict(`group task '${t.id}' must be claimed before it is completed`);
   if (t.claimedBy !== actor) throw forbidden(`task '${t.id}' is claimed by another user`);
+}
+
+export function assertCanComplete(t: Task, actor: string) {
+  assertCompletable(t);
+  assertMayComplete(t, actor);
 }

@@ -180,7 +180,6 @@ export function buildServer({
     if (runs) {
       await api.register(runRoutes, {
         runs,
-        directory,
         exposeErrorStacks: config.exposeErrorStacks,
       });
     }

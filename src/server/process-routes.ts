@@ -98,7 +98,7 @@ export function processRoutes(
         definitionRuns &&
         (version !== undefined || (await definitionRuns.hasPublished(ctx.tenantId, processKey)))
       ) {
-        assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
+        // The use case checks the version, then the actor, then the vars.
         const run = await definitionRuns.start(ctx, {
           key: processKey,
           version,
@@ -160,8 +160,8 @@ export function processRoutes(
     async (req) => {
       const ctx = actorContext(req);
       const { state, user } = req.query;
-      if (user !== undefined) assertKnownUser(directory, "user", user);
-      else assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
+      // The use case checks whose list it is; named here when it is the actor's by default.
+      if (user === undefined) assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const page = await engine.listProcesses(
         ctx,
         user ?? ctx.actorId,

@@ -5,7 +5,6 @@
 import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunStatus } from "../domain/run.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { Directory } from "../engine/ports.ts";
 import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import {
@@ -19,7 +18,6 @@ import {
 } from "./run-schemas.ts";
 import { eventView, runView } from "./run-views.ts";
 import { optionalBody } from "./json-body.ts";
-import { assertKnownUser } from "../engine/human-tasks/checks.ts";
 import {
   createdRange,
   createdRangeQueryProperties,
@@ -43,9 +41,8 @@ import {
 import { RUN_LIST_ORDERS, type RunListOrder } from "../engine/durable/run-list-order.ts";
 
 export interface RunRouteOptions {
+  /** The use cases: they check the starter (X-Actor-Id) against the directory themselves. */
   runs: DurableRuns;
-  /** Who exists: a run's starter (X-Actor-Id) must be a known user, checked at the start. */
-  directory: Directory;
   /** config.exposeErrorStacks: off, a run's failures are returned with `stack: null`. */
   exposeErrorStacks?: boolean | undefined;
 }
@@ -64,7 +61,7 @@ interface RunListQuery extends PageQuery, CreatedRangeQuery {
 
 export function runRoutes(
   app: FastifyInstance,
-  { runs, directory, exposeErrorStacks = false }: RunRouteOptions,
+  { runs, exposeErrorStacks = false }: RunRouteOptions,
   done: () => void,
 ) {
   const view = (r: Run) => runView(r, exposeErrorStacks);
@@ -79,7 +76,8 @@ export function runRoutes(
           "Starts a run of the workflow `name`, started by the X-Actor-Id (with the static " +
           "directory, a known user). `name` is a workflow registered in this server process, " +
           "or one a worker node served within the last hour (the run waits, pending, until " +
-          "a worker claims it); any other name is 404. `id` makes the start " +
+          "a worker claims it); any other name is 404, as is every name starting with `taskflow.` " +
+          "(the engine's own workflows). `id` makes the start " +
           "idempotent: an existing run with that id is returned with 200 instead of a new one. " +
           "The body is optional.",
         headers: actorHeaders,
@@ -104,8 +102,6 @@ export function runRoutes(
     },
     async (req, reply) => {
       const ctx = actorContext(req);
-      // The run owns a root instance as this user; an unknown one would only fail later, in the run.
-      assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
       const { run, created } = await runs.start(ctx.tenantId, req.params.name, {
         input: req.body.input,
         id: req.body.id,

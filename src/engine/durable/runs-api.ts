@@ -20,7 +20,10 @@ import {
   type RunEvent,
   type RunStatus,
 } from "../../domain/run.ts";
+import { assertKnownUser } from "../human-tasks/checks.ts";
+import type { Directory } from "../ports.ts";
 import type { WorkflowRegistry } from "./registry.ts";
+import { isReservedWorkflow } from "./reserved-workflows.ts";
 import { newestCursor, parseNewestCursor, parseOrder } from "./run-list-order.ts";
 import type { RunStore } from "./run-store-port.ts";
 import { SERVED_TTL_MS, ServedWorkflows } from "./served-workflows.ts";
@@ -28,6 +31,14 @@ import type { AnyWorkflowDefinition } from "./types.ts";
 import type { Worker } from "./worker.ts";
 
 const ID_RE = new RegExp(ID_PATTERN);
+
+/**
+ * The engine's own start of one of its reserved workflows (the interpreter's
+ * runs of published definitions, which check the version and the vars first).
+ * A symbol the package does not export: an embedding app's `runs.start` of a
+ * reserved name is a NotFound, as over REST.
+ */
+export const START_ENGINE_RUN = Symbol("taskflow.start-engine-run");
 
 export interface StartRunRequest {
   input?: unknown;
@@ -66,6 +77,8 @@ export class DurableRuns {
     /** The in-process worker, if any: new runs of its workflows go straight to it. */
     private readonly worker?: Worker,
     private readonly now: () => number = Date.now,
+    /** Who exists: a run's starter must be a known user (none given: anyone, as the open directory). */
+    private readonly directory?: Directory,
   ) {
     this.served = new ServedWorkflows(store, now);
   }
@@ -76,6 +89,11 @@ export class DurableRuns {
    * JSON in both cases: a definition carries no input schema (its function's
    * parameter type exists at compile time only), so a node without the code
    * checks no less than one with it.
+   *
+   * Checked in the order every use case follows — state, permission, input: the
+   * workflow must exist (a reserved name does not, for callers), the starter
+   * must be a known user (the run's root instance is theirs; an unknown one
+   * would only fail later, inside the run), then the id and the input.
    */
   async start(
     tenantId: string,
@@ -83,10 +101,29 @@ export class DurableRuns {
     req: StartRunRequest,
   ): Promise<{ run: Run; created: boolean }> {
     const name = typeof workflow === "string" ? workflow : workflow.name;
+    if (isReservedWorkflow(name)) throw unknownWorkflow(name);
+    return this.#start(tenantId, name, req);
+  }
+
+  /** See START_ENGINE_RUN: the same start, for the engine's own workflows too. */
+  [START_ENGINE_RUN](
+    tenantId: string,
+    name: string,
+    req: StartRunRequest,
+  ): Promise<{ run: Run; created: boolean }> {
+    return this.#start(tenantId, name, req);
+  }
+
+  async #start(
+    tenantId: string,
+    name: string,
+    req: StartRunRequest,
+  ): Promise<{ run: Run; created: boolean }> {
     const local = this.registry.get(name) !== undefined;
+    if (!local && !(await this.served.isServed(name))) throw unknownWorkflow(name);
+    if (this.directory) assertKnownUser(this.directory, "X-Actor-Id", req.startedBy);
     if (req.id !== undefined) checkRunId(req.id);
     assertStorableText(req.input, "input");
-    if (!local && !(await this.served.isServed(name))) throw unknownWorkflow(name);
     const now = this.now();
     // Only a run of a workflow it has the code of may be handed to the local worker.
     const leaseTo = local ? this.worker?.reserve() : undefined;

@@ -1,5 +1,11 @@
 import { notFound, notOpen } from "../../domain/errors.ts";
-import { assertCanClaim, assertCanRelease, type Task } from "../../domain/task.ts";
+import {
+  assertClaimable,
+  assertMayClaim,
+  assertMayRelease,
+  assertReleasable,
+  type Task,
+} from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
@@ -10,14 +16,16 @@ const MAX_ATTEMPTS = 5;
 /**
  * Claim is one conditional write (`… WHERE status = 'open'`): of N members
  * claiming at once exactly one changes the row, the others get NotOpen. The
- * checks before it read only fields that never change after creation.
+ * checks before it read only fields that never change after creation. In
+ * the order of every use case: the task's state, then the actor.
  */
 export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: string): Promise<Task> {
   requireId("task id", taskId);
-  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const task = await deps.store.getTask(ctx.tenantId, taskId);
   if (!task) throw notFound("task", taskId);
-  assertCanClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
+  assertClaimable(task);
+  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+  assertMayClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
   const now = deps.clock.now();
   const patch = { status: "claimed" as const, claimedBy: ctx.actorId, claimedAt: now };
   const won = await deps.store.claim({
@@ -50,7 +58,9 @@ export async function release(
   for (let attempt = 1; ; attempt++) {
     const task = await deps.store.getTask(ctx.tenantId, taskId);
     if (!task) throw notFound("task", taskId);
-    assertCanRelease(task, ctx.actorId);
+    assertReleasable(task);
+    assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+    assertMayRelease(task, ctx.actorId);
     const cmd = { tenantId: ctx.tenantId, taskId, claimedBy: ctx.actorId };
     if (await deps.store.release(cmd))
       return { ...task, status: "open", claimedBy: null, claimedAt: null };

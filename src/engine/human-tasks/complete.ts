@@ -2,7 +2,7 @@ import type { NextAssignment } from "../../domain/assignment.ts";
 import { completionOf } from "../../domain/completion.ts";
 import { conflict, notFound, notOpen } from "../../domain/errors.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
-import { assertCanComplete, type Task } from "../../domain/task.ts";
+import { assertCompletable, assertMayComplete, type Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { CompleteAndEndResult, CompleteResult } from "../human-task-api.ts";
@@ -34,6 +34,10 @@ const MAX_ATTEMPTS = 5;
  * TaskStore.complete). When the task changed in between nothing is written and
  * the task is read and checked again, so the caller gets the error the task as
  * it now stands deserves (NotFound, Forbidden, NotOpen, Conflict).
+ *
+ * The checks run in the order of every use case (domain/task.ts): the task's
+ * state, then the actor (known to the directory, allowed to complete it), then
+ * the request's vars and `next`.
  */
 export async function complete(
   deps: HumanTaskDeps,
@@ -42,15 +46,16 @@ export async function complete(
   req: { vars?: Vars | undefined; next?: NextAssignment | undefined },
 ): Promise<CompleteResult> {
   requireId("task id", taskId);
-  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
-  assertStorableText(req.vars, "vars");
-  assertNextChain(deps.directory, req.next);
   const now = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
     if (!found) throw notFound("task", taskId);
     const { task, referral } = found;
-    assertCanComplete(task, ctx.actorId);
+    assertRules(deps, ctx, task);
+    if (attempt === 1) {
+      assertStorableText(req.vars, "vars");
+      assertNextChain(deps.directory, req.next);
+    }
     const join = await joinOf(deps, referral, now);
     const next = req.next ? await nextOf(deps, ctx, task, req.next, now) : null;
     const patch = {
@@ -83,14 +88,13 @@ export async function completeAndEnd(
   req: { vars?: Vars | undefined },
 ): Promise<CompleteAndEndResult> {
   requireId("task id", taskId);
-  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
-  assertStorableText(req.vars, "vars");
   const now = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
     if (!found) throw notFound("task", taskId);
     const { task } = found;
-    assertCanComplete(task, ctx.actorId);
+    assertRules(deps, ctx, task);
+    if (attempt === 1) assertStorableText(req.vars, "vars");
     const patch = {
       status: "done" as const,
       completedBy: ctx.actorId,
@@ -104,6 +108,17 @@ export async function completeAndEnd(
     }
     if (attempt === MAX_ATTEMPTS) throw notOpen(`task '${taskId}' is no longer open`);
   }
+}
+
+/** State, then permission: the rules of a completion before its input is looked at. */
+export function assertRules(
+  deps: Pick<HumanTaskDeps, "directory">,
+  ctx: ActorContext,
+  task: Task,
+): void {
+  assertCompletable(task);
+  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
+  assertMayComplete(task, ctx.actorId);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext } from "../actor-context.ts";
 import type { InstanceTree, Page, PageRequest } from "../human-task-api.ts";
-import { requireId } from "./checks.ts";
+import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";
 
@@ -81,7 +81,7 @@ export async function completion(
   return completionOf(id, await deps.store.countTasksByStatus(ctx.tenantId, id));
 }
 
-export function listProcesses(
+export async function listProcesses(
   deps: HumanTaskDeps,
   ctx: TenantContext,
   userId: string,
@@ -89,7 +89,7 @@ export function listProcesses(
   page: PageRequest,
   created: CreatedRange = {},
 ): Promise<Page<Instance>> {
-  requireId("user", userId);
+  assertKnownUser(deps.directory, "user", userId);
   checkCreatedRange(created);
   return fetchPage(page, (q) =>
     deps.store.listProcesses({

@@ -7,16 +7,19 @@ import type { StartResult } from "../human-task-api.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 
-/** Start a process: find or create the definition, then a running root instance. No task yet. */
+/**
+ * Start a process: find or create the definition, then a running root instance. No task yet.
+ * Nothing can be in a wrong state here: the actor is checked first, then the input.
+ */
 export async function startProcess(
   deps: HumanTaskDeps,
   ctx: ActorContext,
   req: { processKey: string; name?: string | undefined; vars?: Vars | undefined },
 ): Promise<StartResult> {
+  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   requireId("processKey", req.processKey);
   assertStorableText(req.name, "name");
   assertStorableText(req.vars, "vars");
-  assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   const now = deps.clock.now();
   const cached = deps.definitions.get(ctx.tenantId, req.processKey);
   // Nearly always the definition exists already (cached, or read by the store

@@ -20,7 +20,7 @@ import type { Task } from "../../domain/task.ts";
 import type { TenantContext } from "../actor-context.ts";
 import type { Page, PageRequest } from "../human-task-api.ts";
 import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "../ports.ts";
-import { requireId } from "./checks.ts";
+import { assertKnownGroup, assertKnownUser } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";
 import { groupInbox, userInbox } from "./queries.ts";
@@ -42,7 +42,9 @@ export async function listTasks(
   status: TaskListStatus,
   page: PageRequest,
 ): Promise<Page<Task>> {
-  requireId(whose.kind, whose.id);
+  // Whose list: with the static directory, a user or group it knows — for REST and library alike.
+  if (whose.kind === "group") assertKnownGroup(deps.directory, "group", whose.id);
+  else assertKnownUser(deps.directory, "user", whose.id);
   const tenantId = ctx.tenantId;
   const assignees: TaskAssigneeKey[] =
     whose.kind === "group"

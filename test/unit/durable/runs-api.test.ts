@@ -1,7 +1,8 @@
 /**
  * The runs API (DurableRuns, behind /v1/runs): idempotent start by id, unknown
  * workflows, listing with a cursor, signals (names starting with '__' are
- * reserved for the engine), cancel and history.
+ * reserved for the engine), cancel and history; the engine's own workflows
+ * (taskflow.…) are unknown to callers; the starter must be a known user.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,6 +10,9 @@ import { workflow } from "../../../src/workflow.ts";
 import { WorkflowRegistry } from "../../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { Worker } from "../../../src/engine/durable/worker.ts";
+import { createDirectory } from "../../../src/adapters/directory/create-directory.ts";
+import { START_ENGINE_RUN } from "../../../src/engine/durable/runs-api.ts";
+import { engineWorkflow } from "../../../src/engine/durable/reserved-workflows.ts";
 import { MemoryRunStore } from "../../support/memory-run-store.ts";
 
 const T = "t1";
@@ -67,6 +71,41 @@ test("runs API: signal names starting with '__' are reserved (400 Validation)", 
   await assert.rejects(api.signal(T, "r1", "__task:x", null), { code: "Validation" });
   await assert.rejects(api.signal(T, "r1", "__child:r1:0", null), { code: "Validation" });
   await api.signal(T, "r1", "_single_underscore_ok", null);
+});
+
+test("runs API: a name of the engine's namespace is NotFound for callers, word for word as an unknown one", async () => {
+  const own = engineWorkflow("taskflow.own", () => Promise.resolve("mine"));
+  const store = new MemoryRunStore();
+  const api = new DurableRuns(store, new WorkflowRegistry([own]));
+  const unknown = await api.start(T, "nope", { startedBy: "u" }).catch((e: Error) => e);
+  for (const name of ["taskflow.own", "TASKFLOW.own", "taskflow.definition-run"]) {
+    const e = await api.start(T, name, { startedBy: "u" }).catch((e: Error) => e);
+    assert.equal((e as { code?: string }).code, "NotFound", name);
+    assert.equal((e as Error).message, (unknown as Error).message.replace("nope", name));
+  }
+  await assert.rejects(api.start(T, own, { startedBy: "u" }), { code: "NotFound" });
+  assert.equal((await api.list(T, {})).items.length, 0);
+  const { created } = await api[START_ENGINE_RUN](T, "taskflow.own", { startedBy: "u" });
+  assert.equal(created, true, "the engine's own start still works");
+});
+
+test("runs API: the starter must be a known user — before the id and the input", async () => {
+  const wf = workflow("w", () => Promise.resolve(1));
+  const directory = createDirectory({ users: ["alice"], groups: {} });
+  const api = new DurableRuns(
+    new MemoryRunStore(),
+    new WorkflowRegistry([wf]),
+    undefined,
+    Date.now,
+    directory,
+  );
+  await assert.rejects(api.start(T, "w", { startedBy: "zed", id: "bad id!" }), {
+    code: "Validation",
+    message: "X-Actor-Id: unknown user 'zed'",
+  });
+  await assert.rejects(api.start(T, "nope", { startedBy: "zed" }), { code: "NotFound" });
+  assert.equal((await api.list(T, {})).items.length, 0);
+  assert.equal((await api.start(T, "w", { startedBy: "alice" })).created, true);
 });
 
 async function waitFor(cond: () => Promise<boolean>, ms = 5_000): Promise<void> {

@@ -1,12 +1,17 @@
 /**
  * The static directory (WF_USERS, WF_GROUP_<id>) is checked by the routes for
- * the ids the use cases do not check themselves: an inbox's or process list's
- * user or group, and the actor who starts a run.
+ * the ids the use cases do not check themselves: the actor's, when an inbox or
+ * process list is the actor's by default. A named user or group, and the actor
+ * who starts a run, are the use cases' to check (below; runs-api.test.ts; over
+ * REST, test/server/use-case-rules.test.ts).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
 import type { DurableRuns, StartRunRequest } from "../../../src/engine/durable/runs-api.ts";
+import { createDirectory } from "../../../src/adapters/directory/create-directory.ts";
+import { HumanTaskEngine } from "../../../src/engine/human-task-engine.ts";
+import type { TaskStore } from "../../../src/engine/ports.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { authed, stubEngine, testConfig } from "./stub-engine.ts";
 
@@ -43,13 +48,10 @@ function assertRefused(r: { statusCode: number; body: string }, detail: string) 
   assert.equal(p.detail, detail);
 }
 
-void test("an inbox of a user or group the static directory does not know is a 400", async () => {
+void test("the actor's own inbox or process list, when the actor is unknown, is a 400 naming X-Actor-Id", async () => {
   const { app, asked } = await server();
   const get = (url: string, actor = "alice") => app.inject({ url, headers: authed(actor) });
-  assertRefused(await get("/v1/tasks?user=zed"), "user: unknown user 'zed'");
-  assertRefused(await get("/v1/tasks?group=nobody"), "group: unknown group 'nobody'");
   assertRefused(await get("/v1/tasks", "zed"), "X-Actor-Id: unknown user 'zed'");
-  assertRefused(await get("/v1/processes?user=zed"), "user: unknown user 'zed'");
   assertRefused(await get("/v1/processes", "zed"), "X-Actor-Id: unknown user 'zed'");
   assert.deepEqual(asked, [], "the engine was not asked");
   for (const url of ["/v1/tasks?user=bob", "/v1/tasks?group=clerks", "/v1/tasks?user=carol"]) {
@@ -60,23 +62,24 @@ void test("an inbox of a user or group the static directory does not know is a 4
   await app.close();
 });
 
-void test("starting a run as an actor the static directory does not know is a 400", async () => {
-  const { app, started } = await server();
-  const post = (actor: string) =>
-    app.inject({
-      method: "POST",
-      url: "/v1/workflows/w/runs",
-      headers: { ...authed(actor), "content-type": "application/json" },
-      payload: { input: 1 },
-    });
-  assertRefused(await post("zed"), "X-Actor-Id: unknown user 'zed'");
-  assert.equal(started.length, 0, "no run was created");
-  assert.equal((await post("alice")).statusCode, 201);
-  assert.deepEqual(
-    started.map((s) => s.startedBy),
-    ["alice"],
-  );
-  await app.close();
+void test("a named user's or group's list is the use case's to check: the engine refuses one the directory does not know, before any read", async () => {
+  const directory = createDirectory({ users: ["alice", "bob"], groups: { clerks: ["carol"] } });
+  // No store behind it: a refusal must come before the first read.
+  const engine = new HumanTaskEngine({ store: {} as TaskStore, directory });
+  const ctx = { tenantId: "default", actorId: "alice" };
+  const page = { limit: 10 };
+  await assert.rejects(engine.userInbox(ctx, "zed", page), {
+    code: "Validation",
+    message: "user: unknown user 'zed'",
+  });
+  await assert.rejects(engine.groupInbox(ctx, "nobody", page), {
+    code: "Validation",
+    message: "group: unknown group 'nobody'",
+  });
+  await assert.rejects(engine.listProcesses(ctx, "zed", undefined, page), {
+    code: "Validation",
+    message: "user: unknown user 'zed'",
+  });
 });
 
 void test("the open directory (no WF_USERS, no groups) accepts any id", async () => {

@@ -4,6 +4,10 @@
  * read from the referral's vars (written by user-task-state.ts), so the check
  * needs no definition. A refused completion changes nothing: the task stays
  * open, and the 400 names the failing pointer.
+ *
+ * The form is the completion's input, so it is checked after the task's state
+ * and the actor's permission (complete.ts's assertRules, on the task read
+ * here): a done task is 409 and a stranger 403 whatever they send.
  */
 import type { ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
@@ -11,7 +15,8 @@ import { invalidDocument, type FieldError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
-import type { TaskStore } from "../../ports.ts";
+import { assertRules } from "../../human-tasks/complete.ts";
+import type { Directory, TaskStore } from "../../ports.ts";
 import { formAjv } from "../json-schema-checks.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
 import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
@@ -29,6 +34,7 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
   constructor(
     inner: HumanTaskApi,
     private readonly store: TaskStore,
+    private readonly directory: Directory,
   ) {
     super(inner);
   }
@@ -60,6 +66,8 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
     if (found === undefined) return; // the use case answers 404
     const rv = found.instance.vars;
     if (!rv || (rv[FORM_VAR] === undefined && rv[ACTIONS_VAR] === undefined)) return;
+    // The use case checks them again on the task it writes: this read may be stale.
+    assertRules({ directory: this.directory }, ctx, found.task);
     const errors: FieldError[] = [];
     const action = vars?.["action"];
     const actions = rv[ACTIONS_VAR];

@@ -9,7 +9,9 @@ import { DRAFT_VERSION, type DefinitionVersion } from "../../../domain/definitio
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { RunStore } from "../../durable/run-store-port.ts";
-import type { DurableRuns } from "../../durable/runs-api.ts";
+import { START_ENGINE_RUN, type DurableRuns } from "../../durable/runs-api.ts";
+import { assertKnownUser } from "../../human-tasks/checks.ts";
+import type { Directory } from "../../ports.ts";
 import type {
   DefinitionResponse,
   DefinitionRuns,
@@ -31,19 +33,27 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
     private readonly runs: DurableRuns,
     private readonly runStore: RunStore,
     private readonly responses: ResponseWaiters,
+    /** Who exists: the actor starting a process must be a known user (none given: anyone). */
+    private readonly directory?: Directory,
   ) {}
 
   async hasPublished(tenantId: string, key: string): Promise<boolean> {
     return (await this.definitions.latest(tenantId, key)) !== undefined;
   }
 
+  /**
+   * State, permission, input — in that order, for POST /v1/processes, the
+   * hooks and an embedding app alike: the version (404, 409 retracted), the
+   * actor (a known user), then the vars against the version's schema.
+   */
   async start(actor: ActorContext, command: StartDefinitionCommand): Promise<StartedDefinitionRun> {
     const v = await this.pinned(actor.tenantId, command.key, command.version);
     const def = this.definitions.remember(v);
+    if (this.directory) assertKnownUser(this.directory, "X-Actor-Id", actor.actorId);
     const vars = command.vars ?? {};
     checkVars(def, vars);
     const input: DefinitionRunInput = { key: def.key, version: def.version, vars };
-    const { run } = await this.runs.start(actor.tenantId, DEFINITION_RUN, {
+    const { run } = await this.runs[START_ENGINE_RUN](actor.tenantId, DEFINITION_RUN, {
       input,
       startedBy: actor.actorId,
       definitionKey: def.key,

@@ -5,7 +5,7 @@
  * the choice of the next state) is computed from the recorded history and
  * the pinned version's immutable body, so a replay makes the same moves.
  */
-import { workflow } from "../../../workflow.ts";
+import { engineWorkflow } from "../../durable/reserved-workflows.ts";
 import type { WorkflowContext, WorkflowDefinition } from "../../durable/types.ts";
 import type { State } from "../definition-language.ts";
 import { runCall } from "./call-state.ts";
@@ -26,7 +26,9 @@ const STATES_PER_GENERATION = 200;
 export function definitionRunWorkflow(
   deps: InterpreterDeps,
 ): WorkflowDefinition<DefinitionRunInput, DefinitionRunOutput> {
-  return workflow(DEFINITION_RUN, (ctx, input: DefinitionRunInput) => interpret(ctx, input, deps));
+  return engineWorkflow(DEFINITION_RUN, (ctx, input: DefinitionRunInput) =>
+    interpret(ctx, input, deps),
+  );
 }
 
 async function interpret(

@@ -7,6 +7,7 @@
 import { NonRetryableError } from "../../../domain/workflow-failure.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { SubProcessState } from "../definition-language.ts";
+import { isReservedWorkflow } from "../../durable/reserved-workflows.ts";
 import { DEFINITION_RUN, isRunOutput, type DefinitionRunInput } from "./run-input.ts";
 import type { InterpretedRun, Transition } from "./run-context.ts";
 
@@ -17,6 +18,11 @@ export async function runSubProcess(
   const input = state.input === undefined ? run.vars : await run.evaluate(state.input);
   const { ctx } = run;
   if ("workflow" in state) {
+    // The engine's own workflows are no definition's to start: a child of
+    // taskflow.definition-run would skip the version and vars checks of a start.
+    if (isReservedWorkflow(state.workflow)) {
+      throw new NonRetryableError(`subProcess names no known workflow: '${state.workflow}'`);
+    }
     run.output((await ctx.child(state.workflow, input)) ?? null, state.resultVar);
     return { next: state.next };
   }
