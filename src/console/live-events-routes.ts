@@ -70,7 +70,10 @@ function stream(
   const cookies = deps.cookies.read(req);
   reply.hijack();
   const raw = reply.raw;
+  // The hijacked answer skips Fastify's headers: the security headers set on the reply
+  // (security-headers.ts, docs/console.md "Headers") are written here by hand.
   raw.writeHead(200, {
+    ...reply.getHeaders(),
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",
     connection: "keep-alive",

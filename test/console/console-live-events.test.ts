@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { CONTENT_SECURITY_POLICY } from "../../src/console/security-headers.ts";
 import { cookieHeader, logIn, startConsoleNode, type ConsoleNode } from "./support/console-node.ts";
 
 /** Reads the stream until `event: <name>` arrives; the whole text read so far otherwise. */
@@ -67,6 +68,11 @@ void describe("console live events", () => {
     const stream = await open(bob.jar, "inbox");
     assert.equal(stream.status, 200);
     assert.match(stream.headers.get("content-type") ?? "", /^text\/event-stream/);
+    // The hijacked stream carries the headers of every /console answer too.
+    assert.equal(stream.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
+    assert.equal(stream.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(stream.headers.get("referrer-policy"), "same-origin");
+    assert.equal(stream.headers.get("cache-control"), "no-store");
     assert.ok(stream.body);
     // Nothing changed yet: no event in the first 1.5 s.
     const quiet = await nextEvent(stream.body, "inbox", 1500);
