@@ -72,8 +72,10 @@ function stream(
   const raw = reply.raw;
   // The hijacked answer skips Fastify's headers: the security headers set on the reply
   // (security-headers.ts, docs/console.md "Headers") are written here by hand.
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) raw.setHeader(name, value);
+  }
   raw.writeHead(200, {
-    ...reply.getHeaders(),
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",
     connection: "keep-alive",
