@@ -8,6 +8,7 @@ import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { ApiProblem } from "../../api.ts";
 import { useLive } from "../../live.ts";
+import { RolesHint } from "../../roles-hint.tsx";
 import { useSession } from "../../session.tsx";
 import { claim, release } from "./claim-actions.ts";
 import {
@@ -50,6 +51,7 @@ export function InboxPage() {
   return (
     <section>
       <h1>Inbox</h1>
+      <RolesHint />
       <nav aria-label="Inbox lists" className="list-tabs">
         <ul>
           {lists.map((l) => (
