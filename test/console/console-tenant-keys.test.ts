@@ -82,7 +82,7 @@ void describe("a Console's API keys are its tenant's", () => {
     for (const tenant of ["globex", null]) {
       const refused = await mint({ name: "escalation", tenant });
       assert.equal(refused.statusCode, 403, refused.body);
-      assert.match(refused.headers["content-type"] ?? "", /problem\+json/);
+      assert.match(String(refused.headers["content-type"]), /problem\+json/);
       assert.match(refused.json<{ detail: string }>().detail, /tenant 'acme' only/);
     }
     const notJson = await node.call({
