@@ -133,7 +133,10 @@ function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void 
       .finally(() => (checking = false));
   };
   const watching = feeds.watch({ lists, actorId: userId, polled });
-  last = watching.baseline;
+  void watching.baseline.then((digest) => {
+    // A round may have given the stream a later one already.
+    if (last === null) last = digest;
+  });
   const end = () => {
     if (closed) return;
     closed = true;

@@ -37,6 +37,8 @@ interface Feed {
   watchers: Set<Watcher>;
   /** Of the last answer read; null before the first. */
   digest: string | null;
+  /** The first read, done when the feed was made. */
+  ready: Promise<void>;
 }
 
 /** Lists read at the same time in a round: the engine's pool is shared with real work. */
@@ -54,21 +56,31 @@ export class LiveFeeds {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** Starts watching; returns the digest of the lists now (null: not all read yet) and the stop. */
-  watch(w: Watcher): { baseline: string | null; stop: () => void } {
+  /**
+   * Starts watching. The baseline is the digest of the lists once each has been read
+   * (null when one read failed): a list already watched gives its last digest at once, a
+   * new one is read now, off the round, since a baseline taken a round later could take
+   * in a change the page never read.
+   */
+  watch(w: Watcher): { baseline: Promise<string | null>; stop: () => void } {
     this.watchers.add(w);
+    const ready: Promise<void>[] = [];
     for (const list of w.lists) {
       let feed = this.feeds.get(list.path);
       if (feed === undefined) {
-        feed = { list, watchers: new Set(), digest: null };
-        this.feeds.set(list.path, feed);
-        // A new list is read at once, off the round, for the stream's baseline.
-        void this.read(feed);
+        const made: Feed = { list, watchers: new Set([w]), digest: null, ready: Promise.resolve() };
+        made.ready = this.read(made);
+        this.feeds.set(list.path, made);
+        feed = made;
       }
       feed.watchers.add(w);
+      ready.push(feed.ready);
     }
     this.timer ??= setInterval(() => void this.round(), this.pollMs);
-    return { baseline: this.digestFor(w), stop: () => this.unwatch(w) };
+    return {
+      baseline: Promise.all(ready).then(() => this.digestFor(w)),
+      stop: () => this.unwatch(w),
+    };
   }
 
   /** The number of distinct lists polled (for tests and logs). */

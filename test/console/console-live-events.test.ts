@@ -88,6 +88,26 @@ void describe("console live events", () => {
     await stream.body.cancel();
   });
 
+  void it("sees a change made just after the stream opened (its baseline is read at once)", async () => {
+    const bob = await logIn(node, "bob");
+    const stream = await open(bob.jar, "inbox");
+    assert.ok(stream.body);
+    try {
+      // Give the baseline's read a moment (it is immediate), far less than a poll's 1 s.
+      await new Promise((r) => setTimeout(r, 250));
+      const started = await node.engine({
+        method: "POST",
+        url: "/v1/processes",
+        payload: { processKey: "live-flow" },
+      });
+      assert.equal(started.statusCode, 201, started.body);
+      const changed = await nextEvent(stream.body, "inbox", 5000);
+      assert.equal(changed.found, true, `the change was taken as the baseline: ${changed.text}`);
+    } finally {
+      await stream.body.cancel();
+    }
+  });
+
   void it("ends the stream when the login is revoked", async () => {
     const bob = await logIn(node, "bob");
     const stream = await open(bob.jar, "inbox");
