@@ -1,6 +1,9 @@
 /**
  * GET /console/api/events?topic=inbox|runs|fences: server-sent events that tell an open
  * page its data changed, so it reads it again (nothing else travels on the stream).
+ * `topic=inbox&group=<id>` also watches that group's tasks, for a group tab: the user's
+ * groups are watched anyway, but the open directory names none, and there (as over REST)
+ * anyone may read a group's list.
  *
  * The engine has no change feed a page could follow, so the Console polls the engine's
  * own lists (the inbox: the user's tasks and their groups'; runs: the unfinished runs;
@@ -13,6 +16,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, TaskflowError, validation } from "../domain/errors.ts";
+import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import type { Directory } from "../engine/ports.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
 import type { EngineTarget } from "./engine-forwarder.ts";
@@ -80,6 +84,8 @@ function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void 
     throw forbidden(`live ${topic} are for operators`);
   }
   const { userId, familyId } = user.session;
+  // Every refusal before the slot is taken: a slot is given back only by the stream's end.
+  const tab = groupOf(req, topic, userId, deps.directory);
   const slot = caps.take(userId, familyId);
   if ("refused" in slot) {
     void reply.header("retry-after", String(OVER_CAP_RETRY_S));
@@ -91,7 +97,7 @@ function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void 
         : `user '${userId}' already holds ${limits.perUser} live-event streams; close a Console tab`,
     );
   }
-  const lists = listsFor(topic, userId, deps.directory);
+  const lists = listsFor(topic, userId, deps.directory, tab);
   const cookies = deps.cookies.read(req);
   reply.hijack();
   const raw = reply.raw;
@@ -152,7 +158,33 @@ function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void 
   if (raw.destroyed || req.raw.socket.destroyed) end();
 }
 
-function listsFor(topic: Topic, userId: string, directory: Directory): LiveList[] {
+const ID = new RegExp(ID_PATTERN);
+
+/** The group tab's group to watch too; checked as the proxy checks `?group=` (isMember). */
+function groupOf(
+  req: FastifyRequest,
+  topic: Topic,
+  userId: string,
+  directory: Directory,
+): string | null {
+  const group = (req.query as Record<string, unknown>).group;
+  if (group === undefined) return null;
+  if (topic !== "inbox") throw validation("group is for topic=inbox only");
+  if (typeof group !== "string" || group.length > MAX_ID_LENGTH || !ID.test(group)) {
+    throw validation("group must be one group id");
+  }
+  if (!directory.isMember(userId, group)) {
+    throw forbidden(`only members of group '${group}' may read its tasks`);
+  }
+  return group;
+}
+
+function listsFor(
+  topic: Topic,
+  userId: string,
+  directory: Directory,
+  tab: string | null,
+): LiveList[] {
   // A run that is created, changes state or finishes enters or leaves one of the
   // unfinished statuses' lists. Newest first, so a new run is always on the first page,
   // however many runs of its status came before it.
@@ -161,9 +193,10 @@ function listsFor(topic: Topic, userId: string, directory: Directory): LiveList[
   }
   if (topic === "fences") return [{ path: "admin/cache/mutations", digestOf: fenceIds }];
   const own = { path: `tasks?user=${encodeURIComponent(userId)}&limit=50` };
-  const groups = directory
-    .groupsOf(userId)
-    .map((g) => ({ path: `tasks?group=${encodeURIComponent(g)}&limit=50` }));
+  const mine = directory.groupsOf(userId);
+  const groups = (tab === null || mine.includes(tab) ? mine : [...mine, tab]).map((g) => ({
+    path: `tasks?group=${encodeURIComponent(g)}&limit=50`,
+  }));
   return [own, ...groups];
 }
 

@@ -1,6 +1,6 @@
 /**
  * The quick start's Console: the open directory (no WF_USERS, no groups). A group's tab
- * shows its tasks, as `GET /v1/tasks?group=` does over REST, and the pages say how roles
+ * shows its tasks, as `GET /v1/tasks?group=` does over REST, live, and the pages say how roles
  * are given, since every login there is a plain user (Runs is "Not found").
  */
 import { DIRECTORY, expect, screenshot, testWithServer } from "./console-fixture.ts";
@@ -38,6 +38,18 @@ test("a group's tab lists its tasks, and the pages say how roles are given", asy
   await page.goto(`${server.url}/console/inbox?group=warehouse`);
   await expect(page.getByRole("row").filter({ hasText: "Count the pallets" })).toHaveCount(1);
   await expect(page.getByRole("alert")).toHaveCount(0);
+  // The tab is live: a new task of the group shows without a reload.
+  await server.engine(
+    "POST",
+    "assignments",
+    {
+      parentInstanceId: root.instanceId,
+      assignee: { kind: "group", id: "warehouse" },
+      vars: { title: "Sweep the dock" },
+    },
+    "zoe",
+  );
+  await expect(page.getByRole("row").filter({ hasText: "Sweep the dock" })).toHaveCount(1);
   await expectAccessible(page, "a group's tab over the open directory");
   await screenshot(page, "people-open-directory");
 

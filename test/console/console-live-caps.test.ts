@@ -76,6 +76,14 @@ void describe("live-event streams: caps and one poll per list", () => {
       await logIn(node, "dave"),
     ];
     const [first, second, third] = logins as [Browser, Browser, Browser];
+    // A refused stream (a bad group) takes no slot.
+    for (let i = 0; i < perLogin + 1; i++) {
+      const bad = await fetch(`${base}/console/api/events?topic=inbox&group=a%20b`, {
+        headers: { cookie: cookieHeader(first.jar) },
+      });
+      assert.equal(bad.status, 400);
+      await bad.body?.cancel();
+    }
     const held: Response[] = [];
     for (let i = 0; i < perLogin; i++) {
       const r = await open(first);

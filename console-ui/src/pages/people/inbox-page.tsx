@@ -34,7 +34,7 @@ export function InboxPage() {
   const tasks = useCursorList<Task>(enginePathFor(list, userId), PAGE_SIZE);
   const groups = useKnownGroups(tasks.items, list, session?.groups ?? []);
   const [actionError, setActionError] = useState<string | null>(null);
-  useLive("inbox", tasks.reload);
+  useLive("inbox", tasks.reload, list.kind === "group" ? list.group : undefined);
 
   const act = (f: (id: string) => Promise<Task>) => (t: Task) => {
     setActionError(null);
