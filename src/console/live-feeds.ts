@@ -83,11 +83,6 @@ export class LiveFeeds {
     };
   }
 
-  /** The number of distinct lists polled (for tests and logs). */
-  get size(): number {
-    return this.feeds.size;
-  }
-
   private unwatch(w: Watcher): void {
     if (!this.watchers.delete(w)) return;
     for (const list of w.lists) {
