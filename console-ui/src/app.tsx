@@ -4,6 +4,7 @@ import { createBrowserRouter, Navigate, RouterProvider } from "react-router";
 import type { AreaPage } from "./area.ts";
 import { Layout } from "./layout.tsx";
 import { LoginPage } from "./login-page.tsx";
+import { RolesHint } from "./roles-hint.tsx";
 import { adminPages } from "./pages/admin/index.tsx";
 import { operatorPages } from "./pages/operator/index.tsx";
 import { peoplePages } from "./pages/people/index.tsx";
@@ -35,6 +36,7 @@ function NotFound() {
     <section>
       <h1>Not found</h1>
       <p>There is no such page, or your role does not include it.</p>
+      <RolesHint />
     </section>
   );
 }

@@ -8,16 +8,18 @@ import { useEffect, useRef } from "react";
 
 export type LiveTopic = "inbox" | "runs" | "fences";
 
-export function useLive(topic: LiveTopic, onChange: () => void): void {
+/** `group`: for the inbox, a group tab's group, watched too (the open directory names none). */
+export function useLive(topic: LiveTopic, onChange: () => void, group?: string): void {
   const callback = useRef(onChange);
   callback.current = onChange;
   useEffect(() => {
-    const source = new EventSource(`/console/api/events?topic=${topic}`);
+    const query = group === undefined ? "" : `&group=${encodeURIComponent(group)}`;
+    const source = new EventSource(`/console/api/events?topic=${topic}${query}`);
     const listener = () => callback.current();
     source.addEventListener(topic, listener);
     return () => {
       source.removeEventListener(topic, listener);
       source.close();
     };
-  }, [topic]);
+  }, [topic, group]);
 }

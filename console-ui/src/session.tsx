@@ -14,6 +14,8 @@ export interface Session {
   groups: string[];
   /** The one tenant this Console acts in. */
   tenant: string;
+  /** "open": no users nor groups configured, so everyone is a plain user (roles-hint.tsx). */
+  directory: "open" | "static";
 }
 
 interface SessionState {
@@ -34,7 +36,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     try {
       const s = await api<Session & { csrfToken: string | null }>("/session");
       setCsrfToken(s.csrfToken);
-      setSession({ userId: s.userId, roles: s.roles, groups: s.groups, tenant: s.tenant });
+      const { userId, roles, groups, tenant, directory } = s;
+      setSession({ userId, roles, groups, tenant, directory });
     } catch (e) {
       if (!(e instanceof ApiProblem) || e.status !== 401) throw e;
       setSession(null);

@@ -2,7 +2,8 @@
  * /console/api/engine/<path> → the engine's /v1/<path>, as the session's user,
  * for the roles engine-route-roles.ts gives each route. A plain user reads
  * only their own inbox and processes: `?user=` must be themselves and
- * `?group=` a group they belong to (operators may look at anyone's).
+ * `?group=` a group they belong to (operators may look at anyone's). The key
+ * routes act on the Console's tenant's keys only (tenant-keys.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, notFound, validation } from "../domain/errors.ts";
@@ -10,8 +11,9 @@ import { UnavailableError } from "../domain/unavailable.ts";
 import type { Directory } from "../engine/ports.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
 import { roleFor } from "./engine-route-roles.ts";
-import { forward, type EngineTarget } from "./engine-forwarder.ts";
+import { forward, type EngineTarget, type ForwardRequest } from "./engine-forwarder.ts";
 import { holds } from "./roles.ts";
+import { forwardTenantKeys, isKeyRoute } from "./tenant-keys.ts";
 
 export const ENGINE_PREFIX = "/engine/";
 /** Engine path segments are ids, keys, versions and route names: nothing that needs escaping. */
@@ -53,7 +55,7 @@ async function proxy(req: FastifyRequest, reply: FastifyReply, deps: EngineProxy
   if (!holds(user.roles, "operator")) {
     assertOwnView(segments, query, user.session.userId, deps.directory);
   }
-  const answer = await forward(deps.engine, {
+  const request: ForwardRequest = {
     method: req.method,
     pathAndQuery: segments.join("/") + (query === "" ? "" : `?${query}`),
     actorId: user.session.userId,
@@ -61,7 +63,10 @@ async function proxy(req: FastifyRequest, reply: FastifyReply, deps: EngineProxy
     contentType: req.headers["content-type"],
     idempotencyKey: single(req.headers["idempotency-key"]),
     body: Buffer.isBuffer(req.body) ? req.body : undefined,
-  });
+  };
+  const answer = isKeyRoute(segments)
+    ? await forwardTenantKeys(deps.engine, segments, request)
+    : await forward(deps.engine, request);
   if (answer.status === 401 && deps.engine.apiKey !== null) {
     // The browser's login is fine; the Console's own key is not (WF_CONSOLE_API_KEY).
     req.log.error("console: the engine refused the Console's API key");
@@ -96,7 +101,9 @@ function assertOwnView(
     if (user !== userId) throw forbidden("only an operator may read another user's list");
   }
   for (const group of params.getAll("group")) {
-    if (route !== "tasks" || !directory.groupsOf(userId).includes(group)) {
+    // isMember, as the engine's own group rules: the open directory cannot tell members,
+    // so there (as over REST with X-Actor-Id) anyone may read a group's tasks.
+    if (route !== "tasks" || !directory.isMember(userId, group)) {
       throw forbidden(`only members of group '${group.slice(0, 128)}' may read its tasks`);
     }
   }

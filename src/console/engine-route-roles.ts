@@ -7,8 +7,9 @@
  * user: their own work — inbox, tasks, starting processes, assignments,
  * reading instances and definitions. operator: the machinery — durable runs
  * (list, read, start, signal, cancel), drafting and validating definitions,
- * the definition cache's fences. admin: what changes every tenant's work —
- * publishing and retracting definition versions, API keys.
+ * the definition cache's fences. admin: what changes the tenant's work for
+ * everyone in it — publishing and retracting definition versions, the tenant's API
+ * keys (tenant-keys.ts narrows the key routes to the Console's tenant).
  */
 import type { Role } from "./roles.ts";
 

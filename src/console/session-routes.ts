@@ -35,7 +35,10 @@ export function sessionRoutes(
     // The groups name the page's group inboxes; the server checks membership on every read.
     const groups = deps.directory.groupsOf(user.session.userId);
     const { userId } = user.session;
-    return { userId, roles: user.roles, groups, tenant: deps.tenant, csrfToken };
+    // "open": no WF_USERS nor groups, so every login is a plain user; the pages say how
+    // roles are given.
+    const directory = deps.directory.checksIds ? "static" : "open";
+    return { userId, roles: user.roles, groups, directory, tenant: deps.tenant, csrfToken };
   });
 
   app.post("/auth/refresh", async (req, reply) => {

@@ -1,8 +1,9 @@
 /**
  * The API keys page as alice (admin): a key created is shown once (a copy
  * button, a warning) and works against the engine; after a reload it is not
- * shown anywhere; revoke and rotate, each asked first. Bob (a user) has no
- * admin nav and the Console refuses him the key routes. Axe and screenshots.
+ * shown anywhere; revoke and rotate, each asked first. Only the Console's
+ * tenant's keys are listed and minted. Bob (a user) has no admin nav and the
+ * Console refuses him the key routes. Axe and screenshots.
  */
 import { expectAccessible } from "./accessibility.ts";
 import { expect, loggedInPage, screenshot, test } from "./console-fixture.ts";
@@ -11,6 +12,8 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
   browser,
   server,
 }) => {
+  // A key of another tenant, made over the engine's own API: not this Console's to show.
+  await server.engine("POST", "keys", { name: "globex-backend", tenant: "globex" });
   const page = await loggedInPage(browser, server, "alice");
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], {
     origin: server.url,
@@ -22,6 +25,8 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
     .click();
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
   await expectAccessible(page, "the API keys page");
+  await expect(page.getByText("the keys of tenant default")).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "globex-backend" })).toHaveCount(0);
 
   await page.getByLabel("Name", { exact: true }).fill("ci-backend");
   await page.getByRole("button", { name: "Create key" }).click();
@@ -36,12 +41,16 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
   await expectAccessible(page, "the API keys page with a new key");
   await screenshot(page, "admin-keys");
 
-  // The key works against the engine at once.
+  // The key works against the engine at once, in the Console's tenant only.
   const used = await fetch(`${server.url}/v1/definitions`, { headers: { "x-api-key": secret } });
   expect(used.status).toBe(200);
+  const elsewhere = await fetch(`${server.url}/v1/definitions`, {
+    headers: { "x-api-key": secret, "x-tenant-id": "globex" },
+  });
+  expect(elsewhere.status).toBe(403);
   const row = page.getByRole("row").filter({ hasText: "ci-backend" });
   await expect(row).toContainText("live");
-  await expect(row).toContainText("any tenant");
+  await expect(row).toContainText("default");
 
   // After a reload the secret is nowhere in the page.
   await page.reload();
@@ -68,7 +77,6 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
 
   // Rotate: a new secret once, scoped as the old one; the old one revoked.
   await page.getByLabel("Name", { exact: true }).fill("acme-backend");
-  await page.getByLabel("Tenant (empty: any tenant)").fill("acme");
   await page.getByRole("button", { name: "Create key" }).click();
   const first = await page.getByLabel("The key", { exact: true }).inputValue();
   await page.getByRole("button", { name: "I have stored it" }).click();
@@ -82,9 +90,9 @@ test("create a key: shown once, works; after a reload not shown; revoke it; rota
   const rows = page.getByRole("row").filter({ hasText: "acme-backend" });
   await expect(rows).toHaveCount(2);
   await expect(rows.filter({ hasText: "revoked" })).toHaveCount(1);
-  await expect(rows.filter({ hasText: "live" })).toContainText("acme");
+  await expect(rows.filter({ hasText: "live" })).toContainText("default");
   const scoped = await fetch(`${server.url}/v1/definitions`, {
-    headers: { "x-api-key": rotated, "x-tenant-id": "acme" },
+    headers: { "x-api-key": rotated, "x-tenant-id": "default" },
   });
   expect(scoped.status).toBe(200);
   // No secret reached the server's log (the engine's or the Console's).

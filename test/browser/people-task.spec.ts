@@ -1,7 +1,8 @@
 /**
  * The task page: claim a group task and complete it through its form. A bad value is
  * refused on its field (aria-invalid, the reason read with the field) and the task
- * stays open; a good one completes it and leads back to the inbox.
+ * stays open; a good one completes it and leads back to the inbox. A due time that is
+ * no time (vars are the caller's) is shown as written instead of breaking the page.
  */
 import type { Page } from "@playwright/test";
 import { expectAccessible } from "./accessibility.ts";
@@ -110,4 +111,31 @@ test("claim and release from the inbox row; the other clerk sees the task leave 
   await expect(bob.getByRole("button", { name: `Release task ${task.id}` })).toHaveCount(0);
   expect((await server.engine<TaskJson>("GET", `tasks/${task.id}`)).status).toBe("open");
   await expect(carolsRow).toHaveCount(1);
+});
+
+test("a task whose vars.dueAt is not a time still opens, showing the text as written", async ({
+  browser,
+  server,
+}) => {
+  // vars are the caller's: nothing makes an assignment's dueAt a time.
+  const root = await server.engine<{ instanceId: string }>(
+    "POST",
+    "processes",
+    { processKey: "lease", name: "Lease" },
+    "erin",
+  );
+  const assigned = await server.engine<{ task: TaskJson }>(
+    "POST",
+    "assignments",
+    {
+      parentInstanceId: root.instanceId,
+      assignee: { kind: "user", id: "dave" },
+      vars: { title: "Sign the lease", dueAt: "next Tuesday-ish" },
+    },
+    "erin",
+  );
+  const page = await pageOf(browser, server, "dave");
+  await page.goto(`${server.url}/console/tasks/${assigned.task.id}`);
+  await expect(page.getByRole("heading", { name: "Sign the lease" })).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "next Tuesday-ish" })).toBeVisible();
 });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { CONTENT_SECURITY_POLICY } from "../../src/console/security-headers.ts";
 import { cookieHeader, logIn, startConsoleNode, type ConsoleNode } from "./support/console-node.ts";
 
 /** Reads the stream until `event: <name>` arrives; the whole text read so far otherwise. */
@@ -67,6 +68,11 @@ void describe("console live events", () => {
     const stream = await open(bob.jar, "inbox");
     assert.equal(stream.status, 200);
     assert.match(stream.headers.get("content-type") ?? "", /^text\/event-stream/);
+    // The hijacked stream carries the headers of every /console answer too.
+    assert.equal(stream.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
+    assert.equal(stream.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(stream.headers.get("referrer-policy"), "same-origin");
+    assert.equal(stream.headers.get("cache-control"), "no-store");
     assert.ok(stream.body);
     // Nothing changed yet: no event in the first 1.5 s.
     const quiet = await nextEvent(stream.body, "inbox", 1500);
@@ -80,6 +86,26 @@ void describe("console live events", () => {
     const changed = await nextEvent(stream.body, "inbox", 5000);
     assert.equal(changed.found, true, `no inbox event: ${changed.text}`);
     await stream.body.cancel();
+  });
+
+  void it("sees a change made just after the stream opened (its baseline is read at once)", async () => {
+    const bob = await logIn(node, "bob");
+    const stream = await open(bob.jar, "inbox");
+    assert.ok(stream.body);
+    try {
+      // Give the baseline's read a moment (it is immediate), far less than a poll's 1 s.
+      await new Promise((r) => setTimeout(r, 250));
+      const started = await node.engine({
+        method: "POST",
+        url: "/v1/processes",
+        payload: { processKey: "live-flow" },
+      });
+      assert.equal(started.statusCode, 201, started.body);
+      const changed = await nextEvent(stream.body, "inbox", 5000);
+      assert.equal(changed.found, true, `the change was taken as the baseline: ${changed.text}`);
+    } finally {
+      await stream.body.cancel();
+    }
   });
 
   void it("ends the stream when the login is revoked", async () => {

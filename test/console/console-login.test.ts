@@ -81,6 +81,7 @@ function suite(backend: ConsoleBackend) {
           userId: "bob",
           roles: ["user"],
           groups: ["reviewers"],
+          directory: "static",
           tenant: "default",
           csrfToken: jar.tf_csrf,
         });

@@ -1,10 +1,12 @@
 /**
  * Stored API keys (docs/api-keys.md): the list (never a secret), create,
  * rotate and revoke. A new key's secret is kept only in this page's memory
- * until dismissed: it is in no URL, no storage, and gone after a reload.
+ * until dismissed: it is in no URL, no storage, and gone after a reload. Only the
+ * Console's tenant's keys: the server lists, mints, rotates and revokes no other.
  */
 import { useState, type FormEvent } from "react";
 import { engine } from "../../api.ts";
+import { useSession } from "../../session.tsx";
 import { InlineConfirm } from "./inline-confirm.tsx";
 import type { ApiKeyListing, CreatedApiKey } from "./engine-types.ts";
 import { formatTime } from "./format.ts";
@@ -13,6 +15,7 @@ import { SecretPanel } from "./secret-panel.tsx";
 import { useEngine } from "./use-engine.ts";
 
 export function KeysPage() {
+  const tenant = useSession().session?.tenant ?? "";
   const list = useEngine<{ items: ApiKeyListing[] }>("keys");
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<unknown>(undefined);
@@ -46,7 +49,8 @@ export function KeysPage() {
     <section>
       <h1>API keys</h1>
       <p>
-        Keys for the engine&apos;s REST API, stored hashed. A key scoped to a tenant acts for that
+        Keys for the engine&apos;s REST API, stored hashed: the keys of tenant{" "}
+        <strong>{tenant}</strong>, the tenant of this Console. A key created here acts for that
         tenant only.
       </p>
       {created !== null && <SecretPanel created={created} onDone={() => setCreated(null)} />}
@@ -119,7 +123,6 @@ export function KeysPage() {
 
 function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedApiKey) => void }) {
   const [name, setName] = useState("");
-  const [tenant, setTenant] = useState("");
   const [expires, setExpires] = useState("");
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
@@ -130,12 +133,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedApiKey) => void })
     setBusy(true);
     try {
       const body: Record<string, string> = { name };
-      if (tenant.trim() !== "") body.tenant = tenant.trim();
       // A date means the end of that day, in the browser's time zone.
       if (expires !== "") body.expiresAt = new Date(`${expires}T23:59:59`).toISOString();
       onCreated(await engine<CreatedApiKey>("keys", { method: "POST", body }));
       setName("");
-      setTenant("");
       setExpires("");
     } catch (err) {
       setError(err);
@@ -159,8 +160,6 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedApiKey) => void })
         maxLength={128}
         required
       />
-      <label htmlFor="key-tenant">Tenant (empty: any tenant)</label>
-      <input id="key-tenant" value={tenant} onChange={(e) => setTenant(e.target.value)} />
       <label htmlFor="key-expires">Expires on (empty: never)</label>
       <input
         id="key-expires"

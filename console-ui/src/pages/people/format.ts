@@ -3,10 +3,15 @@ import type { Assignee } from "./task-types.ts";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-/** A local date and time, or a dash for a time that has not happened. */
+/**
+ * A local date and time, or a dash for a time that has not happened. A text that is no
+ * time is shown as it is: `vars.dueAt` is whatever an assignment's caller wrote, and
+ * formatting an invalid Date throws ("Invalid time value"), which took the whole page down.
+ */
 export function when(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return "—";
-  return dateTime.format(new Date(iso));
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
 }
 
 export function assigneeText(a: Assignee): string {

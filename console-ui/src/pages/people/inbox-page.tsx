@@ -8,6 +8,7 @@ import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { ApiProblem } from "../../api.ts";
 import { useLive } from "../../live.ts";
+import { RolesHint } from "../../roles-hint.tsx";
 import { useSession } from "../../session.tsx";
 import { claim, release } from "./claim-actions.ts";
 import {
@@ -33,7 +34,7 @@ export function InboxPage() {
   const tasks = useCursorList<Task>(enginePathFor(list, userId), PAGE_SIZE);
   const groups = useKnownGroups(tasks.items, list, session?.groups ?? []);
   const [actionError, setActionError] = useState<string | null>(null);
-  useLive("inbox", tasks.reload);
+  useLive("inbox", tasks.reload, list.kind === "group" ? list.group : undefined);
 
   const act = (f: (id: string) => Promise<Task>) => (t: Task) => {
     setActionError(null);
@@ -50,6 +51,7 @@ export function InboxPage() {
   return (
     <section>
       <h1>Inbox</h1>
+      <RolesHint />
       <nav aria-label="Inbox lists" className="list-tabs">
         <ul>
           {lists.map((l) => (
