@@ -12,7 +12,10 @@ export interface WorkflowFailure {
   stack: string | null;
   /** True when retrying cannot help (NonRetryableError, cancellation, non-determinism). */
   nonRetryable: boolean;
-  /** Extra kind for engine failures: "cancelled", "nondeterminism", "timeout". */
+  /**
+   * Extra kind for engine failures: "cancelled", "nondeterminism", "timeout",
+   * "expression" (a JSONata runtime error), "expression-budget", "quarantined".
+   */
   type?: string;
 }
 
@@ -83,6 +86,10 @@ export function toFailure(e: unknown): WorkflowFailure {
     if (e instanceof CancelledFailure) f.type = "cancelled";
     else if (e instanceof NonDeterminismError) f.type = "nondeterminism";
     else if (e instanceof StepTimeoutError) f.type = "timeout";
+    else if (typeof (e as { failureType?: unknown }).failureType === "string") {
+      // An engine error that names its kind (an expression's, a quarantine…).
+      f.type = (e as { failureType: string }).failureType;
+    }
     return f;
   }
   return { name: "Error", message: String(e), stack: null, nonRetryable: false };
