@@ -8,7 +8,6 @@
  * SQLite: the run fails with the failure type, and a JSONata runtime error reads
  * as JSONata's message, not "[object Object]".
  */
-/* eslint-disable @typescript-eslint/no-explicit-any -- definitions are plain JSON documents */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import {
