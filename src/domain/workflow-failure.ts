@@ -48,6 +48,23 @@ export class CancelledFailure extends Error {
   }
 }
 
+/**
+ * A run kept from every worker because its executions kept ending without
+ * parking or finishing (a crash, kill -9, out of memory, a lost lease, each
+ * time): replaying it again at every start would fail again.
+ */
+export class RunQuarantined extends NonRetryableError {
+  override name = "RunQuarantined";
+  readonly failureType = "quarantined";
+  constructor(readonly executions: number) {
+    super(
+      `quarantined: its last ${executions} executions in a row ended without parking, finishing or ` +
+        `continuing as new (a crash, kill -9, out of memory or a lost lease each time); ` +
+        `no worker picks it up until it is released (docs/durable.md, Quarantine)`,
+    );
+  }
+}
+
 /** A step attempt that ran past its timeout. Retryable. */
 export class StepTimeoutError extends Error {
   override name = "StepTimeoutError";
@@ -86,9 +103,10 @@ export function toFailure(e: unknown): WorkflowFailure {
     if (e instanceof CancelledFailure) f.type = "cancelled";
     else if (e instanceof NonDeterminismError) f.type = "nondeterminism";
     else if (e instanceof StepTimeoutError) f.type = "timeout";
-    else if (typeof (e as { failureType?: unknown }).failureType === "string") {
+    else {
       // An engine error that names its kind (an expression's, a quarantine…).
-      f.type = (e as { failureType: string }).failureType;
+      const kind = (e as { failureType?: unknown }).failureType;
+      if (typeof kind === "string") f.type = kind;
     }
     return f;
   }
