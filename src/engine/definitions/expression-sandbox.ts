@@ -129,7 +129,8 @@ export class ExpressionSandbox {
     const child = fork(childFile, [JSON.stringify(this.budget)], {
       // Under tsx the parent's --import carries over, so the child loads its .ts file.
       execArgv: [
-        ...(fromSources ? process.execArgv : []),
+        // Never a debugger's port: the parent's --inspect would clash with the child's.
+        ...(fromSources ? process.execArgv.filter((a) => !a.startsWith("--inspect")) : []),
         `--max-old-space-size=${this.budget.heapMb}`,
       ],
       stdio: ["ignore", "ignore", "pipe", "ipc"],
