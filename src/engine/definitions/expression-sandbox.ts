@@ -48,6 +48,8 @@ const childFile = new URL(`./expression-worker${fromSources ? ".ts" : ".js"}`, i
 
 interface Job {
   req: EvaluationRequest;
+  /** Whose run asks: a free child goes to the tenant holding the fewest. */
+  tenant: string;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
 }
@@ -82,21 +84,30 @@ export class ExpressionSandbox {
     }));
   }
 
-  /** The expression's value over `doc` in its JSON form (undefined → null), or a typed error. */
-  evaluate(req: EvaluationRequest): Promise<unknown> {
+  /**
+   * The expression's value over `doc` in its JSON form (undefined → null), or a
+   * typed error. `tenant` is whose run asks: one tenant's overspending
+   * expressions make another's wait for at most one time budget.
+   */
+  evaluate(req: EvaluationRequest, tenant = ""): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ req, resolve, reject });
+      this.queue.push({ req, tenant, resolve, reject });
       this.dispatch();
     });
   }
 
-  /** Kills the children (tests); a later evaluation starts new ones. */
+  /** Kills the children and fails what they and the queue held (tests); a later evaluation starts new ones. */
   close(): void {
+    const closed = new Error("the expression sandbox was closed");
+    for (const job of this.queue.splice(0)) job.reject(closed);
     for (const s of this.slots) {
       const c = s.child;
       s.child = undefined;
       s.ready = false;
       c?.kill("SIGKILL");
+      clearTimeout(s.timer);
+      s.job?.reject(closed);
+      s.job = undefined;
     }
   }
 
@@ -104,11 +115,33 @@ export class ExpressionSandbox {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (slot.job !== undefined) continue;
-      slot.job = this.queue.shift();
+      slot.job = this.next();
       if (slot.child === undefined) this.spawn(slot);
       else if (slot.ready) this.send(slot);
       // else: sent once the child says it is ready
     }
+  }
+
+  /**
+   * The queued job of the tenant that holds the fewest children now (the
+   * oldest of its jobs; among equals, the oldest job): a tenant whose
+   * expressions spin holds the children only while nobody else is waiting.
+   */
+  private next(): Job | undefined {
+    const holding = new Map<string, number>();
+    for (const s of this.slots) {
+      if (s.job !== undefined) holding.set(s.job.tenant, (holding.get(s.job.tenant) ?? 0) + 1);
+    }
+    let best = -1;
+    let fewest = Infinity;
+    for (let i = 0; i < this.queue.length && fewest > 0; i++) {
+      const held = holding.get((this.queue[i] as Job).tenant) ?? 0;
+      if (held < fewest) {
+        fewest = held;
+        best = i;
+      }
+    }
+    return best < 0 ? undefined : this.queue.splice(best, 1)[0];
   }
 
   /** Hands the slot's job to its ready child, with the clock of the budget starting now. */

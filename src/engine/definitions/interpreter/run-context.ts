@@ -48,13 +48,16 @@ export class InterpretedRun {
     const random = text.includes("$random") ? this.ctx.random() : undefined;
     // The answer is already the JSON form: what a replay computes from the same
     // document, arrays without JSONata's marks.
-    return (this.deps.expressions ?? expressionSandbox).evaluate({
-      text,
-      doc: { vars: this.vars, last: this.last, now },
-      bindings: bindings ?? {},
-      clock: usesClock ? clock() : undefined,
-      random,
-    });
+    return (this.deps.expressions ?? expressionSandbox).evaluate(
+      {
+        text,
+        doc: { vars: this.vars, last: this.last, now },
+        bindings: bindings ?? {},
+        clock: usesClock ? clock() : undefined,
+        random,
+      },
+      this.ctx.tenantId,
+    );
   }
 
   /** A literal as it is, or `{ expr }` evaluated. */
