@@ -5,7 +5,7 @@
  * — each fail with a typed error in bounded time, while the event loop keeps
  * turning (it froze for good, or for seconds, when JSONata ran in-process) and
  * another evaluation is answered meanwhile. Then through the interpreter on
- * SQLite: the run fails with the failure type, and a JSONata runtime error reads
+ * SQLite and PostgreSQL: the run fails with the failure type, and a JSONata runtime error reads
  * as JSONata's message, not "[object Object]".
  */
 import assert from "node:assert/strict";
@@ -15,6 +15,7 @@ import {
   ExpressionError,
 } from "../../src/engine/definitions/expression-budget.ts";
 import { ExpressionSandbox } from "../../src/engine/definitions/expression-sandbox.ts";
+import { backends, backendTestOptions } from "../support/backends.ts";
 import { interpreterOn } from "./support/interpreter-env.ts";
 
 /** The longest the event loop went without a turn while `work` ran. */
@@ -141,51 +142,59 @@ void describe("the expression sandbox", () => {
   });
 });
 
-void describe("through the interpreter (SQLite)", () => {
-  type Env = Awaited<ReturnType<typeof interpreterOn>>;
-  let env: Env;
-  before(async () => {
-    env = await interpreterOn({ name: "sqlite" });
-  });
-  after(async () => {
-    await env?.close();
-  });
+// SQLite, and PostgreSQL where separate worker processes froze with the node.
+for (const b of backends.filter((x) => x.name !== "mysql")) {
+  void describe(`through the interpreter (${b.name})`, async () => {
+    type Env = Awaited<ReturnType<typeof interpreterOn>>;
+    let env: Env;
+    const options = await backendTestOptions(b);
+    if (options.skip !== undefined) return void test("skipped", options, () => undefined);
+    before(async () => {
+      env = await interpreterOn(b);
+    });
+    after(async () => {
+      await env?.close();
+    });
 
-  const choosing = (key: string, when: string) => ({
-    key,
-    name: key,
-    start: "route",
-    states: {
-      route: { type: "choice", choices: [{ when, next: "yes" }], otherwise: "no" },
-      yes: { type: "end" },
-      no: { type: "end" },
-    },
-  });
+    const choosing = (key: string, when: string) => ({
+      key,
+      name: key,
+      start: "route",
+      states: {
+        route: { type: "choice", choices: [{ when, next: "yes" }], otherwise: "no" },
+        yes: { type: "end" },
+        no: { type: "end" },
+      },
+    });
 
-  test("a choice that never ends fails its run with the typed failure; a good run completes", async () => {
-    const bad = await env.publish(choosing("spin", "($f := function($x){$f($x)}; $f(1))"));
-    const good = await env.publish(choosing("fine", "vars.n > 1"));
-    await env.start("spin", bad, {}, "spin-1");
-    await env.start("fine", good, { n: 2 }, "fine-1");
-    const { value: outcomes, stallMs } = await longestStall(() => env.h.drain());
-    assert.deepEqual([...outcomes].sort(), ["completed", "failed"]);
-    assert.ok(stallMs < 500, `the event loop stalled ${stallMs} ms`);
-    const failed = await env.run("spin-1");
-    assert.equal(failed.status, "failed");
-    assert.equal(failed.error?.name, "ExpressionBudgetExceeded");
-    assert.equal(failed.error?.type, "expression-budget");
-    assert.equal(failed.error?.nonRetryable, true);
-    assert.match(failed.error?.message ?? "", /ran longer than its 1000 ms/);
-    assert.equal((await env.run("fine-1")).status, "completed");
-  });
+    test("a choice that never ends fails its run with the typed failure; a good run completes", async () => {
+      const bad = await env.publish(choosing("spin", "($f := function($x){$f($x)}; $f(1))"));
+      const good = await env.publish(choosing("fine", "vars.n > 1"));
+      await env.start("spin", bad, {}, "spin-1");
+      await env.start("fine", good, { n: 2 }, "fine-1");
+      const { value: outcomes, stallMs } = await longestStall(() => env.h.drain());
+      assert.deepEqual([...outcomes].sort(), ["completed", "failed"]);
+      assert.ok(stallMs < 500, `the event loop stalled ${stallMs} ms`);
+      const failed = await env.run("spin-1");
+      assert.equal(failed.status, "failed");
+      assert.equal(failed.error?.name, "ExpressionBudgetExceeded");
+      assert.equal(failed.error?.type, "expression-budget");
+      assert.equal(failed.error?.nonRetryable, true);
+      assert.match(failed.error?.message ?? "", /ran longer than its 1000 ms/);
+      assert.equal((await env.run("fine-1")).status, "completed");
+    });
 
-  test('a JSONata runtime error fails the run with its message, not "[object Object]"', async () => {
-    const v = await env.publish(choosing("typo", 'vars.n + "a" > 1'));
-    await env.start("typo", v, { n: 2 }, "typo-1");
-    assert.deepEqual(await env.h.drain(), ["failed"]);
-    const run = await env.run("typo-1");
-    assert.equal(run.error?.name, "ExpressionError");
-    assert.equal(run.error?.type, "expression");
-    assert.match(run.error?.message ?? "", /^JSONata error T2002 at character \d+: The right side/);
+    test('a JSONata runtime error fails the run with its message, not "[object Object]"', async () => {
+      const v = await env.publish(choosing("typo", 'vars.n + "a" > 1'));
+      await env.start("typo", v, { n: 2 }, "typo-1");
+      assert.deepEqual(await env.h.drain(), ["failed"]);
+      const run = await env.run("typo-1");
+      assert.equal(run.error?.name, "ExpressionError");
+      assert.equal(run.error?.type, "expression");
+      assert.match(
+        run.error?.message ?? "",
+        /^JSONata error T2002 at character \d+: The right side/,
+      );
+    });
   });
-});
+}
