@@ -1,7 +1,8 @@
 /**
  * The expression budget (docs/definitions.md, Expressions and templates): the
  * expressions of issue 21 — a tail recursion that never ends, one that grows
- * the heap, `$pad("", 1e8)`, a 3e6 range reduced, a backtracking regex, `$eval`
+ * the heap, `$pad("", 1e8)`, a 3e6 range reduced, a backtracking regex, `$eval`,
+ * a result too large to keep
  * — each fail with a typed error in bounded time, while the event loop keeps
  * turning (it froze for good, or for seconds, when JSONata ran in-process) and
  * another evaluation is answered meanwhile. Then through the interpreter on
@@ -44,6 +45,7 @@ const BAD: [string, RegExp, string][] = [
   ["($f := function($x){ 1 + $f($x) }; $f(1))", /nested deeper than 500/, "depth"],
   ['$pad("", 1e8)', /needed more than its 64 MiB|ran longer/, "memory|time"],
   ["$reduce([1..3e6], function($a, $b){ $a + $b })", /sequence longer than 100000/, "sequence"],
+  ['$pad("x", 2e6)', /returned more than 1000000 characters of JSON/, "result"],
 ];
 
 let sandbox: ExpressionSandbox;
