@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   chaos: () => import("./chaos.ts"),
   coordination: () => import("./coordination.ts"),
   definitions: () => import("./definitions.ts"),
+  expressions: () => import("./expressions.ts"),
   cache: () => import("./cache.ts"),
   console: () => import("./console.ts"),
 };

@@ -11,6 +11,8 @@ export const RunStatuses = [
   "completed",
   "failed",
   "cancelled",
+  /** Kept from every worker: its executions kept crashing or failing on replay (docs/durable.md). */
+  "quarantined",
 ] as const;
 export type RunStatus = (typeof RunStatuses)[number];
 
@@ -52,6 +54,12 @@ export interface Run {
   generation: number;
   /** History of the current generation starts at this seq (seqs never restart). */
   firstSeq: number;
+  /**
+   * Claims since the run last parked or continued as new: each execution that
+   * crashed, was killed or lost its lease before either leaves one more. Past
+   * the worker's limit the run is quarantined instead of executed again.
+   */
+  stalledExecutions: number;
 }
 
 export type { RunEvent, RunEventType } from "./run-event.ts";

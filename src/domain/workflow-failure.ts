@@ -12,7 +12,10 @@ export interface WorkflowFailure {
   stack: string | null;
   /** True when retrying cannot help (NonRetryableError, cancellation, non-determinism). */
   nonRetryable: boolean;
-  /** Extra kind for engine failures: "cancelled", "nondeterminism", "timeout". */
+  /**
+   * Extra kind for engine failures: "cancelled", "nondeterminism", "timeout",
+   * "expression" (a JSONata runtime error), "expression-budget", "quarantined".
+   */
   type?: string;
 }
 
@@ -42,6 +45,23 @@ export class CancelledFailure extends Error {
   override name = "CancelledFailure";
   constructor(message = "the run was cancelled") {
     super(message);
+  }
+}
+
+/**
+ * A run kept from every worker because its executions kept ending without
+ * parking or finishing (a crash, kill -9, out of memory, a lost lease, each
+ * time): replaying it again at every start would fail again.
+ */
+export class RunQuarantined extends NonRetryableError {
+  override name = "RunQuarantined";
+  readonly failureType = "quarantined";
+  constructor(readonly executions: number) {
+    super(
+      `quarantined: its last ${executions} executions in a row ended without parking, finishing or ` +
+        `continuing as new (a crash, kill -9, out of memory or a lost lease each time); ` +
+        `no worker picks it up until it is released (docs/durable.md, Quarantine)`,
+    );
   }
 }
 
@@ -83,6 +103,11 @@ export function toFailure(e: unknown): WorkflowFailure {
     if (e instanceof CancelledFailure) f.type = "cancelled";
     else if (e instanceof NonDeterminismError) f.type = "nondeterminism";
     else if (e instanceof StepTimeoutError) f.type = "timeout";
+    else {
+      // An engine error that names its kind (an expression's, a quarantine…).
+      const kind = (e as { failureType?: unknown }).failureType;
+      if (typeof kind === "string") f.type = kind;
+    }
     return f;
   }
   return { name: "Error", message: String(e), stack: null, nonRetryable: false };

@@ -25,7 +25,8 @@ const failureSchema = {
     nonRetryable: { type: "boolean", description: "True when retrying cannot help." },
     type: {
       type: "string",
-      description: 'The engine\'s own failures: "cancelled", "timeout" or "nondeterminism".',
+      description:
+        'The engine\'s own failures: "cancelled", "timeout", "nondeterminism", "expression" (a JSONata runtime error), "expression-budget" (an expression overspent its budget) or "quarantined".',
     },
   },
   additionalProperties: true,

@@ -539,6 +539,62 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal((await runs.claimRuns("w2", NOW + 1, NOW + 5_000, 1)).length, 1);
     });
 
+    t("stalled executions: one per claim, 0 after suspend or continueAsNew", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      let at = NOW;
+      // Each claim after the previous lease ran out (a crashed worker), or after a release.
+      const claim = async () => {
+        const c = await runs.claimRuns("w1", at, at + 5_000, 1);
+        at += 6_000;
+        return c.map((r) => r.stalledExecutions);
+      };
+      assert.deepEqual(await claim(), [1]);
+      assert.deepEqual(await claim(), [2]);
+      await runs.release(lease, at);
+      assert.deepEqual(await claim(), [3]);
+      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 3);
+      assert.equal(await runs.suspend(lease, at, [], at), "suspended");
+      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
+      assert.deepEqual(await claim(), [1]);
+      assert.deepEqual(await claim(), [2]);
+      assert.equal(await runs.continueAsNew(lease, { next: 1 }, 0, at), true);
+      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
+    });
+
+    t("quarantine is fenced, and keeps the run from every claim", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      await runs.createRun(newRun("r2"));
+      await runs.claimRuns("w1", NOW, NOW + 5_000, 2);
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      const failure = {
+        name: "RunQuarantined",
+        message: "quarantined: …",
+        stack: null,
+        nonRetryable: true,
+        type: "quarantined",
+      };
+      assert.equal(await runs.quarantine({ ...lease, owner: "w2" }, failure, NOW + 1), false);
+      assert.equal(await runs.quarantine(lease, failure, NOW + 1), true);
+      const r = (await runs.getRun(T, "r1"))!;
+      assert.deepEqual(
+        [r.status, r.wakeAt, r.leaseOwner, r.leaseUntil, r.error, r.updatedAt],
+        ["quarantined", null, null, null, failure, NOW + 1],
+      );
+      assert.equal(await runs.quarantine(lease, failure, NOW + 2), false);
+      // Not even after every lease has run out; r2's lease lapsed, so it is claimed again.
+      const later = await runs.claimRuns("w2", NOW + 1e9, NOW + 1e9 + 5_000, 10);
+      assert.deepEqual(
+        later.map((x) => x.id),
+        ["r2"],
+      );
+      const listed = await runs.listRuns({ tenantId: T, status: "quarantined", limit: 10 });
+      assert.deepEqual(
+        listed.map((x) => x.id),
+        ["r1"],
+      );
+    });
+
     t("a run started leased goes to its owner, not to the claim", async ({ runs }) => {
       const { run } = await runs.createRun(
         newRun("r1", { leaseTo: { owner: "w1", until: NOW + 5_000 } }),

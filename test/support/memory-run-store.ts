@@ -94,6 +94,7 @@ export class MemoryRunStore implements RunStore {
       r.leaseUntil = leaseUntil;
       r.wakeAt = leaseUntil;
       r.updatedAt = now;
+      r.stalledExecutions += 1;
     }
     return Promise.resolve(clone(due));
   }
@@ -179,6 +180,7 @@ export class MemoryRunStore implements RunStore {
       );
     const wakeNow = (blocked === undefined && r.cancelRequested) || pending;
     r.status = "waiting";
+    r.stalledExecutions = 0;
     r.wakeAt = wakeNow ? now : wakeAt;
     r.leaseOwner = null;
     r.leaseUntil = null;
@@ -228,6 +230,20 @@ export class MemoryRunStore implements RunStore {
     r.input = clone(input);
     r.generation += 1;
     r.firstSeq = firstSeq;
+    r.updatedAt = now;
+    r.stalledExecutions = 0;
+    return Promise.resolve(true);
+  }
+
+  quarantine(lease: Lease, failure: WorkflowFailure, now: number): Promise<boolean> {
+    this.calls++;
+    const r = this.held(lease);
+    if (!r) return Promise.resolve(false);
+    r.status = "quarantined";
+    r.error = clone(failure);
+    r.wakeAt = null;
+    r.leaseOwner = null;
+    r.leaseUntil = null;
     r.updatedAt = now;
     return Promise.resolve(true);
   }

@@ -1,16 +1,21 @@
 /**
  * JSONata in definitions: whole expressions (`when`, `input`, `body`,
  * `until`, `{ expr }`) and templates, text with `{{ expression }}` holes.
- * JSONata evaluates over a JSON document only — no eval, no host access —
- * and compiling an expression finds its syntax errors without running it.
+ * JSONata evaluates over a JSON document only — no host access, and no
+ * `$eval` (refused here, unbound where expressions run) — and compiling an
+ * expression finds its syntax errors without running it. What an expression
+ * may spend when it runs is bounded by the expression budget
+ * (expression-budget.ts): a loop is a run failure, not a validation error.
  */
 import jsonata from "jsonata";
+import { describeJsonataError, REMOVED_FUNCTIONS } from "./expression-budget.ts";
+import { regexProblem } from "./expression-regex.ts";
 
-/** Null when `expr` compiles; otherwise why not, with the position. */
+/** Null when `expr` compiles and uses only what expressions may; otherwise why not, with the position. */
 export function expressionProblem(expr: string): string | null {
+  let ast: jsonata.ExprNode;
   try {
-    jsonata(expr);
-    return null;
+    ast = jsonata(expr).ast();
   } catch (e) {
     const err = e as { message?: unknown; position?: unknown; code?: unknown };
     const message = typeof err.message === "string" ? err.message : String(e);
@@ -18,6 +23,39 @@ export function expressionProblem(expr: string): string | null {
     const code = typeof err.code === "string" ? ` (${err.code})` : "";
     return `invalid JSONata${at}: ${message}${code}`;
   }
+  try {
+    return astProblem(ast);
+  } catch (e) {
+    // A tree too deep to walk (a stack overflow): refused like one too deep to parse.
+    return `invalid JSONata: ${describeJsonataError(e).message}`;
+  }
+}
+
+/**
+ * A removed function named anywhere (called, or passed on as `$e := $eval`), or
+ * a regex literal RE2 cannot run. The tree is walked whole: every node kind
+ * keeps its children under different keys.
+ */
+function astProblem(node: unknown): string | null {
+  if (node instanceof RegExp) return regexProblem(node);
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const p = astProblem(n);
+      if (p !== null) return p;
+    }
+    return null;
+  }
+  if (typeof node !== "object" || node === null) return null;
+  const n = node as { type?: unknown; value?: unknown; position?: unknown };
+  if (n.type === "variable" && typeof n.value === "string" && REMOVED_FUNCTIONS.includes(n.value)) {
+    const at = typeof n.position === "number" ? ` at character ${n.position}` : "";
+    return `$${n.value}${at} is not available: it would run data as code`;
+  }
+  for (const v of Object.values(node)) {
+    const p = astProblem(v);
+    if (p !== null) return p;
+  }
+  return null;
 }
 
 export interface TemplatePart {

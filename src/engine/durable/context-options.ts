@@ -13,6 +13,12 @@ export interface ContextOptions {
   recheckMs: number;
   /** A run blocked by a NonDeterminismError is tried again after this long. */
   nondeterminismBackoffMs: number;
+  /**
+   * Executions in a row that may end without parking, finishing or continuing
+   * as new (counted durably, at each claim) before the next claim quarantines
+   * the run instead of replaying it.
+   */
+  quarantineAfter: number;
   now: () => number;
   /** The inbox, for ctx.humanTask. */
   humanTasks?: HumanTaskBridge | undefined;
@@ -23,5 +29,6 @@ export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
   inMemoryBackoffMs: 5_000,
   recheckMs: 30_000,
   nondeterminismBackoffMs: 60_000,
+  quarantineAfter: 5,
   now: Date.now,
 };

@@ -8,6 +8,7 @@ import type { Run } from "../../domain/run.ts";
 import {
   CancelledFailure,
   NonDeterminismError,
+  RunQuarantined,
   toFailure,
   type WorkflowFailure,
 } from "../../domain/workflow-failure.ts";
@@ -18,7 +19,8 @@ import { LeaseTerm } from "./lease-term.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { FinishExtras, Lease, RunStore } from "./run-store-port.ts";
 
-export type Outcome = "completed" | "failed" | "cancelled" | "waiting" | "lost" | "unknown";
+export type Outcome =
+  "completed" | "failed" | "cancelled" | "waiting" | "lost" | "unknown" | "quarantined";
 
 export interface ExecuteDeps {
   store: RunStore;
@@ -40,6 +42,12 @@ export async function executeRun(run: Run, deps: ExecuteDeps): Promise<Outcome> 
   let current = run;
   let fresh = deps.fresh === true;
   const term = deps.term ?? LeaseTerm.unbounded(options.now);
+  // Claimed once more after executions that all ended without parking: replaying it
+  // again would crash (or freeze, or run out of memory) again, at every start.
+  if (run.stalledExecutions > options.quarantineAfter) {
+    const failure = toFailure(new RunQuarantined(run.stalledExecutions - 1));
+    return (await store.quarantine(lease, failure, options.now())) ? "quarantined" : "lost";
+  }
   try {
     for (;;) {
       const def = registry.get(current.workflow);

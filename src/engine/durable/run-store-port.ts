@@ -62,6 +62,7 @@ export function initialRun(r: NewRun, rootInstanceId: string | null): Run {
     cancelRequested: false,
     generation: 0,
     firstSeq: 0,
+    stalledExecutions: 0,
   };
 }
 
@@ -126,7 +127,8 @@ export interface RunStore {
   /**
    * Claims up to `limit` runs with wake_at <= now (pending, due timers, woken
    * waits, expired leases): status running, lease_owner = owner, lease_until and
-   * wake_at = leaseUntil. FOR UPDATE SKIP LOCKED where rows lock. Only runs of
+   * wake_at = leaseUntil, stalled_executions + 1 (reset by suspend and
+   * continueAsNew). FOR UPDATE SKIP LOCKED where rows lock. Only runs of
    * `workflows` (the ones this worker has code for) when given.
    */
   claimRuns(
@@ -187,6 +189,11 @@ export interface RunStore {
    * `firstSeq` (older events deleted), lease kept. False when fenced.
    */
   continueAsNew(lease: Lease, input: unknown, firstSeq: number, now: number): Promise<boolean>;
+  /**
+   * Keeps a run from every worker: status quarantined, wake_at and lease
+   * cleared, `failure` as its error. Fenced like finish; false when fenced.
+   */
+  quarantine(lease: Lease, failure: WorkflowFailure, now: number): Promise<boolean>;
   /** Gives the lease up so any worker may claim the run now (shutdown, abandon). */
   release(lease: Lease, now: number): Promise<void>;
 

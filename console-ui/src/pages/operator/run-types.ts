@@ -7,6 +7,7 @@ export const RUN_STATUSES = [
   "completed",
   "failed",
   "cancelled",
+  "quarantined",
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 

@@ -24,6 +24,8 @@ export interface RunsTable {
   cancel_requested: ColumnType<number | string | boolean, number, number>;
   generation: ColumnType<number | string, number, number>;
   first_seq: Millis;
+  /** 014: claims since the run last parked or continued as new (quarantine). */
+  stalled_executions: ColumnType<number | string, number | undefined, number>;
 }
 
 export interface RunEventsTable {

@@ -30,6 +30,7 @@ import { ensureDefinition } from "../sql/ensure-definition.ts";
 import { WriteBatcher } from "./write-batcher.ts";
 import { appendEvent, appendEventWriter, type BatchedEvent } from "./sql/append-event.ts";
 import { claimRuns } from "./sql/claim-runs.ts";
+import { quarantineRun } from "./sql/quarantine.ts";
 import { continueAsNew, releaseRun } from "./sql/continue-as-new.ts";
 import { isDuplicateKey } from "./sql/fencing.ts";
 import { finishInTransaction, finishRunWriter, type FinishRow } from "./sql/finish-run.ts";
@@ -236,6 +237,10 @@ export class SqlRunStore implements RunStore {
 
   continueAsNew(lease: Lease, input: unknown, firstSeq: number, now: number): Promise<boolean> {
     return continueAsNew(this.db, lease, input, firstSeq, now);
+  }
+
+  quarantine(lease: Lease, failure: WorkflowFailure, now: number): Promise<boolean> {
+    return quarantineRun(this.db, lease, failure, now);
   }
 
   release(lease: Lease, now: number): Promise<void> {

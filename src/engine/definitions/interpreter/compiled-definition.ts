@@ -1,9 +1,9 @@
 /**
- * A published version, parsed once and kept with its JSONata compiled: a
- * published number never changes, so the compiled form is cached per
- * (tenant, key, version) for as long as there is room (an LRU).
+ * A published version, parsed once and kept with its scopes and vars schema
+ * compiled: a published number never changes, so the compiled form is cached
+ * per (tenant, key, version) for as long as there is room (an LRU). Its
+ * expressions are compiled where they are evaluated, in the expression sandbox.
  */
-import jsonata from "jsonata";
 import type { ValidateFunction } from "ajv";
 import { formAjv } from "../json-schema-checks.ts";
 import type { Branch, ProcessDefinition, State } from "../definition-language.ts";
@@ -17,7 +17,6 @@ export interface Scope {
 }
 
 export class CompiledDefinition {
-  private readonly expressions = new Map<string, jsonata.Expression>();
   private readonly scopes = new Map<string, Scope>();
   private varsCheck: ValidateFunction | null | undefined;
 
@@ -26,16 +25,6 @@ export class CompiledDefinition {
     readonly version: number,
     readonly definition: ProcessDefinition,
   ) {}
-
-  /** The compiled expression; each text is compiled once for the version's lifetime in the cache. */
-  expression(text: string): jsonata.Expression {
-    let e = this.expressions.get(text);
-    if (e === undefined) {
-      e = jsonata(text);
-      this.expressions.set(text, e);
-    }
-    return e;
-  }
 
   /** The states of the top level (empty path) or of a branch: [state, index, state, index, …]. */
   scope(path: BranchPath = []): Scope {

@@ -5,6 +5,7 @@
  * deterministic given its document, and `now` comes from ctx.now() (recorded),
  * read only when an expression mentions it so that other states write no marker.
  */
+import { expressionSandbox } from "../expression-sandbox.ts";
 import { parseTemplate } from "../expressions.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { WorkflowContext } from "../../durable/types.ts";
@@ -30,17 +31,33 @@ export class InterpretedRun {
     this.last = last;
   }
 
-  /** Evaluates one JSONata expression over { vars, last, now }; undefined becomes null. */
+  /**
+   * Evaluates one JSONata expression over { vars, last, now }; undefined becomes
+   * null. In the expression sandbox, under its budget: an expression that breaks
+   * or overspends throws ExpressionError / ExpressionBudgetExceeded, which fails
+   * the run (no retry: the same document gives the same result).
+   */
   async evaluate(text: string, bindings?: Record<string, unknown>): Promise<unknown> {
     let t: number | undefined;
     // One recorded clock reading per evaluation, and none when the text has no use for it.
     const clock = () => (t ??= this.ctx.now());
     const now = text.includes("now") ? new Date(clock()).toISOString() : undefined;
-    const doc = { vars: this.vars, last: this.last, now };
-    const all = { ...this.recordedFunctions(text, clock), ...bindings };
-    const value: unknown = await this.def.expression(text).evaluate(doc, all);
-    // The JSON form: what a replay computes from the same document, arrays without JSONata's marks.
-    return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+    // JSONata's own clock and dice ($now, $millis, $random) would differ on a
+    // replay: the sandbox answers them with the recorded ctx.now() and ctx.random().
+    const usesClock = text.includes("$now") || text.includes("$millis");
+    const random = text.includes("$random") ? this.ctx.random() : undefined;
+    // The answer is already the JSON form: what a replay computes from the same
+    // document, arrays without JSONata's marks.
+    return (this.deps.expressions ?? expressionSandbox).evaluate(
+      {
+        text,
+        doc: { vars: this.vars, last: this.last, now },
+        bindings: bindings ?? {},
+        clock: usesClock ? clock() : undefined,
+        random,
+      },
+      this.ctx.tenantId,
+    );
   }
 
   /** A literal as it is, or `{ expr }` evaluated. */
@@ -70,24 +87,6 @@ export class InterpretedRun {
   output(value: unknown, resultVar?: string): void {
     this.last = value;
     if (resultVar !== undefined) this.vars = { ...this.vars, [resultVar]: value };
-  }
-
-  /**
-   * JSONata's own clock and dice ($now, $millis, $random) would differ on a
-   * replay: they are replaced by the recorded ctx.now() and ctx.random().
-   */
-  private recordedFunctions(text: string, clock: () => number): Record<string, unknown> {
-    const fns: Record<string, unknown> = {};
-    if (text.includes("$now") || text.includes("$millis")) {
-      const t = clock();
-      fns["now"] = () => new Date(t).toISOString();
-      fns["millis"] = () => t;
-    }
-    if (text.includes("$random")) {
-      const r = this.ctx.random();
-      fns["random"] = () => r;
-    }
-    return fns;
   }
 }
 

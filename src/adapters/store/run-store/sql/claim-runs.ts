@@ -1,7 +1,8 @@
 /**
  * Claiming runnable runs: every run whose wake_at has passed (a new run, a
  * timer, a lease that lapsed) becomes `running` under the claimer's lease,
- * oldest wake_at first, at most `limit` of them.
+ * oldest wake_at first, at most `limit` of them. Each claim counts one more
+ * stalled execution (reset when the run parks; see 014-run-quarantine.ts).
  *
  * Three shapes, by what the database can do:
  * - SKIP LOCKED, UPDATE … FROM and RETURNING (PostgreSQL): one statement;
@@ -33,7 +34,7 @@ export async function claimRuns(db: RunDb, parts: StoreDialect, q: ClaimQuery): 
     workflows === undefined
       ? sql`1 = 1`
       : sql`workflow in (${sql.join(workflows.map((w) => sql`${w}`))})`;
-  const set = sql`status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil}, wake_at = ${leaseUntil}, updated_at = ${now}`;
+  const set = sql`status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil}, wake_at = ${leaseUntil}, updated_at = ${now}, stalled_executions = stalled_executions + 1`;
   if (parts.skipLocked && parts.updateFrom && parts.updateReturning) {
     const res = await sql<Selectable<RunsTable>>`
       update runs r set ${set}
@@ -71,6 +72,7 @@ export async function claimRuns(db: RunDb, parts: StoreDialect, q: ClaimQuery): 
           lease_until: leaseUntil,
           wake_at: leaseUntil,
           updated_at: now,
+          stalled_executions: Number(r.stalled_executions) + 1,
         }),
       );
     })) ?? []

@@ -21,6 +21,7 @@ export async function continueAsNew(
         generation: sql<number>`generation + 1`,
         first_seq: firstSeq,
         updated_at: now,
+        stalled_executions: 0,
       })
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw new Fenced();

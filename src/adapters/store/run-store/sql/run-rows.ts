@@ -62,5 +62,6 @@ export function runFromRow(r: Selectable<RunsTable>): Run {
     cancelRequested: flag(r.cancel_requested),
     generation: num(r.generation),
     firstSeq: num(r.first_seq),
+    stalledExecutions: num(r.stalled_executions),
   };
 }

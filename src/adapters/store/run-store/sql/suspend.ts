@@ -30,6 +30,8 @@ export async function suspend(db: RunDb, lease: LeaseKey, s: Suspension): Promis
         lease_until: null,
         updated_at: now,
         error: blocked === undefined ? null : toText(blocked),
+        // Parked: the execution ended well, whatever wakes it next.
+        stalled_executions: 0,
       })
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw new Fenced();

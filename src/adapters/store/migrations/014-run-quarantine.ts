@@ -1,0 +1,21 @@
+/**
+ * 014: quarantine of runs that keep failing on replay (docs/durable.md,
+ * Quarantine). `stalled_executions` counts the claims of a run since it last
+ * parked (suspended) or continued as new: a claim adds one, a suspension or
+ * a continue-as-new sets it back to 0. A run claimed past the worker's limit
+ * is moved to status `quarantined` (wake_at null: no claim finds it again)
+ * instead of being executed. No index: it is read only from rows a claim
+ * already holds.
+ */
+import type { Kysely, Migration } from "kysely";
+
+export function runQuarantine(): Migration {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("runs")
+        .addColumn("stalled_executions", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  };
+}
