@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
+import Database from "better-sqlite3";
 import pino from "pino";
 import { ConfigError } from "../../src/config/config-error.ts";
 import {
@@ -85,6 +86,54 @@ void describe("console behind an authenticating proxy (sqlite)", async () => {
         });
         assert.equal(code.statusCode, 404, code.body);
       } finally {
+        await node.close();
+      }
+    },
+  );
+
+  void it(
+    "a client without cookies behind the proxy leaves no login row per request, and cannot write",
+    options,
+    async () => {
+      const node = await startConsoleNode("sqlite", SSO, { withSender: false });
+      const db = new Database(node.databaseUrl.replace(/^sqlite:/, ""), { readonly: true });
+      try {
+        const rows = () =>
+          (db.prepare("select count(*) as n from coordination_tokens").get() as { n: number }).n;
+        const before = rows();
+        const asBob = { "x-forwarded-user": "bob" };
+        for (let i = 0; i < 150; i++) {
+          const r = await node.call({
+            method: "GET",
+            url: "/console/api/engine/tasks",
+            remoteAddress: PROXY,
+            headers: asBob,
+          });
+          assert.equal(r.statusCode, 200, r.body);
+          assert.equal(setCookies(r).size, 0, "no login issued to a cookieless read");
+        }
+        assert.equal(rows(), before, "no token row per cookieless request");
+        // Without a login there is no CSRF token: a mutation is refused, nothing written.
+        const write = await node.call({
+          method: "POST",
+          url: "/console/api/engine/tasks/t-1/claim",
+          remoteAddress: PROXY,
+          headers: { ...asBob, origin: ORIGIN, "x-csrf-token": "made-up" },
+        });
+        assert.equal(write.statusCode, 403, write.body);
+        assert.equal(rows(), before);
+        // The page's first call is where the login is issued: two tokens, once.
+        const session = await node.call({
+          method: "GET",
+          url: "/console/api/session",
+          remoteAddress: PROXY,
+          headers: asBob,
+        });
+        assert.equal(session.statusCode, 200, session.body);
+        assert.equal(setCookies(session).size, 3);
+        assert.equal(rows(), before + 2, "a refresh and a session token");
+      } finally {
+        db.close();
         await node.close();
       }
     },
