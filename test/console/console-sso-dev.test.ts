@@ -84,6 +84,10 @@ void describe("console behind an authenticating proxy (sqlite)", async () => {
           payload: { userId: "bob" },
         });
         assert.equal(code.statusCode, 404, code.body);
+        // And the login page is told so: it offers no code form.
+        const methods = await node.call({ method: "GET", url: "/console/api/auth/methods" });
+        assert.equal(methods.statusCode, 200, methods.body);
+        assert.deepEqual(methods.json(), { code: false, oidc: false, trustedHeader: true });
       } finally {
         await node.close();
       }
