@@ -229,4 +229,32 @@ void describe("console behind an authenticating proxy (sqlite)", async () => {
       }
     },
   );
+
+  void it(
+    "an engine that refuses the Console's key is a 503 for the browser, not a 401, and the key stays hidden",
+    options,
+    async () => {
+      const wrongKey = `wrong-${"w".repeat(30)}`;
+      const node = await startConsoleNode("sqlite", { consoleApiKey: wrongKey });
+      try {
+        const b = await logIn(node, "bob");
+        const r = await node.call({
+          method: "GET",
+          url: "/console/api/engine/tasks",
+          headers: b.read(),
+        });
+        assert.equal(r.statusCode, 503, r.body);
+        assert.equal(r.json<{ code: string }>().code, "Unavailable");
+        assert.ok(!r.body.includes(wrongKey));
+        const session = await node.call({
+          method: "GET",
+          url: "/console/api/session",
+          headers: b.read(),
+        });
+        assert.equal(session.statusCode, 200, "the browser's login is untouched");
+      } finally {
+        await node.close();
+      }
+    },
+  );
 });
