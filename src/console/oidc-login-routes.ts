@@ -61,9 +61,6 @@ export interface OidcLoginDeps {
   secure: boolean;
 }
 
-/** The OpenID Connect login is configured (the config checked the rest). */
-export const oidcConfigured = (s: OidcSettings): boolean => s.consoleOidcIssuer !== null;
-
 export function oidcLoginRoutes(
   app: FastifyInstance,
   deps: OidcLoginDeps,
@@ -149,6 +146,7 @@ export function oidcLoginRoutes(
     current.search = new URL(req.url, "http://callback.invalid").search;
     const claim = settings.consoleOidcUserClaim;
     let userId: unknown;
+    let emailVerified: unknown;
     try {
       const tokens = await oidc.authorizationCodeGrant(provider, current, {
         pkceCodeVerifier: verifier,
@@ -158,15 +156,20 @@ export function oidcLoginRoutes(
       });
       const claims = tokens.claims();
       userId = claims?.[claim];
+      emailVerified = claims?.email_verified;
       // Many providers put profile claims (preferred_username, email) in UserInfo only.
       if (userId === undefined && claims !== undefined) {
-        userId = (await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub))[claim];
+        const info = await oidc.fetchUserInfo(provider, tokens.access_token, claims.sub);
+        userId = info[claim];
+        emailVerified = info.email_verified;
       }
     } catch (e) {
       const err = e as { name?: unknown; code?: unknown; message?: unknown; error?: unknown };
       const detail = { error: err.error ?? err.code ?? err.name, message: err.message };
       return failed("refused", { provider: detail });
     }
+    // An address the provider did not verify is anyone's to type in: it names nobody.
+    if (claim === "email" && emailVerified !== true) return failed("unknown-user", { claim });
     if (typeof userId !== "string" || !isKnownUser(deps.directory, userId)) {
       return failed("unknown-user", { claim });
     }

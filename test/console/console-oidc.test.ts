@@ -166,3 +166,57 @@ void describe("console login by OpenID Connect with its provider down (sqlite)",
     }
   });
 });
+
+void describe("console login by OpenID Connect naming users by email (sqlite, real provider)", async () => {
+  const options = await consoleTestOptions("sqlite");
+  void it(
+    "a verified address logs in; an address the provider did not verify names nobody",
+    options,
+    async () => {
+      const provider = await startTestProvider(CALLBACK);
+      const node = await startConsoleNode(
+        "sqlite",
+        {
+          users: "bob@example.com,unverified@example.com",
+          groups: {},
+          consoleOidcIssuer: provider.issuer,
+          consoleOidcClientId: provider.clientId,
+          consoleOidcClientSecret: provider.clientSecret,
+          consoleOidcRedirectUrl: CALLBACK,
+          consoleOidcUserClaim: "email",
+          consoleOidcScopes: "openid email",
+        },
+        { withSender: false },
+      );
+      try {
+        const login = async (user: string) => {
+          const start = await node.call({ method: "GET", url: "/console/api/auth/oidc/start" });
+          provider.nextUser = user;
+          const back = await provider.authorize(String(start.headers.location));
+          return node.call({
+            method: "GET",
+            url: `${back.pathname}${back.search}`,
+            headers: browser(jarFrom(start)).read(),
+          });
+        };
+        const bob = await login("bob");
+        assert.equal(bob.headers.location, "https://console.test/console/", bob.body);
+        const session = await node.call({
+          method: "GET",
+          url: "/console/api/session",
+          headers: browser(jarFrom(bob)).read(),
+        });
+        assert.equal(session.json<{ userId: string }>().userId, "bob@example.com");
+        const unverified = await login("unverified");
+        assert.equal(
+          unverified.headers.location,
+          "https://console.test/console/?loginError=unknown-user",
+        );
+        assert.equal(setCookies(unverified).has("tf_session"), false);
+      } finally {
+        await node.close();
+        await provider.close();
+      }
+    },
+  );
+});

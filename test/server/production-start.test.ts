@@ -59,7 +59,11 @@ function start(command: string, args: string[], env: Record<string, string>): St
     exited,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
-      return Promise.race([exited, sleep(15_000).then(() => proc.kill("SIGKILL") && null)]);
+      const killed = sleep(15_000).then(() => {
+        proc.kill("SIGKILL");
+        return null;
+      });
+      return Promise.race([exited, killed]);
     },
   };
 }

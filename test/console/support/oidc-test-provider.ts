@@ -50,9 +50,19 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     ],
     findAccount: (_ctx: unknown, id: string) => ({
       accountId: id,
-      claims: () => ({ sub: `subject-of-${id}`, preferred_username: id }),
+      claims: () => ({
+        sub: `subject-of-${id}`,
+        preferred_username: id,
+        email: `${id}@example.com`,
+        // A name starting "unverified" stands for an address the provider never checked.
+        email_verified: !id.startsWith("unverified"),
+      }),
     }),
-    claims: { openid: ["sub"], profile: ["preferred_username"] },
+    claims: {
+      openid: ["sub"],
+      profile: ["preferred_username"],
+      email: ["email", "email_verified"],
+    },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
     cookies: { keys: [randomBytes(16).toString("hex")] },
