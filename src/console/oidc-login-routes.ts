@@ -122,7 +122,8 @@ export function oidcLoginRoutes(
     return reply.redirect(to.href, 302);
   });
 
-  app.get("/auth/oidc/callback", async (req, reply) => {
+  // The request line is logged without its query: it carries the provider's code and state.
+  app.get("/auth/oidc/callback", { logSerializers: { req: withoutQuery } }, async (req, reply) => {
     void reply.header("set-cookie", flowCookie("", 0));
     void reply.header("cache-control", "no-store");
     const failed = (reason: string, log: Record<string, unknown> = {}) => {
@@ -180,6 +181,16 @@ export function oidcLoginRoutes(
     return reply.redirect(pagesUrl, 303);
   });
   done();
+}
+
+function withoutQuery(req: FastifyRequest) {
+  return {
+    method: req.method,
+    url: req.url.split("?")[0],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket.remotePort,
+  };
 }
 
 /** The provider's metadata, discovered once; a failure is a 503 and is retried next time. */

@@ -6,7 +6,9 @@
  * login page offers follows what is configured: here no code form.
  */
 import assert from "node:assert/strict";
+import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import pino from "pino";
 import {
   browser,
   consoleTestOptions,
@@ -23,6 +25,16 @@ void describe("console login by OpenID Connect (sqlite, real provider)", async (
   const options = await consoleTestOptions("sqlite");
   let provider: TestProvider;
   let node: ConsoleNode;
+  const lines: string[] = [];
+  const logger = pino(
+    { level: "info" },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    }),
+  );
   before(async () => {
     provider = await startTestProvider(CALLBACK);
     node = await startConsoleNode(
@@ -35,7 +47,7 @@ void describe("console login by OpenID Connect (sqlite, real provider)", async (
         consoleOidcUserClaim: "preferred_username",
         consoleOidcScopes: "openid profile",
       },
-      { withSender: false },
+      { withSender: false, logger },
     );
   });
   after(async () => {
@@ -96,6 +108,13 @@ void describe("console login by OpenID Connect (sqlite, real provider)", async (
       assert.match(cookies.get("tf_oidc") ?? "", /Max-Age=0/, "the flow cookie is cleared");
       for (const name of ["tf_session", "tf_refresh", "tf_csrf"])
         assert.ok(cookies.has(name), name);
+      const code = back.searchParams.get("code") ?? "";
+      assert.ok(
+        lines.some((l) => l.includes("/console/api/auth/oidc/callback")),
+        "it was logged",
+      );
+      assert.ok(!lines.some((l) => l.includes(code)), "the provider's code is not in the log");
+      assert.ok(!lines.some((l) => l.includes(provider.clientSecret)), "nor the client secret");
       const b = browser(jarFrom(done));
       const session = await node.call({
         method: "GET",
