@@ -1,15 +1,70 @@
-/** Login by a one-time code: ask for it with the user id, then type it in. */
-import { useState, type FormEvent } from "react";
+/**
+ * The login page offers the ways in this Console has (GET /auth/methods) and no
+ * other: a one-time code (ask for it with the user id, then type it in), single
+ * sign-on by OpenID Connect (a navigation to the provider and back), or, behind an
+ * authenticating proxy, nothing to ask: the proxy names the user.
+ */
+import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiProblem, setCsrfToken } from "./api.ts";
 import { useSession } from "./session.tsx";
 import { ErrorAlert } from "./problem-text.tsx";
 
+interface LoginMethods {
+  code: boolean;
+  oidc: boolean;
+  trustedHeader: boolean;
+}
+
+/** What the OpenID Connect callback put in the address when a login did not complete. */
+const CALLBACK_ERRORS: Record<string, string> = {
+  expired: "The single sign-on took too long or was already used. Try again.",
+  refused: "The sign-in provider's answer was refused. Try again.",
+  "unknown-user": "The sign-in provider named a user this Console does not know.",
+};
+
+function callbackError(): string | null {
+  const reason = new URLSearchParams(window.location.search).get("loginError");
+  if (reason === null) return null;
+  return CALLBACK_ERRORS[reason] ?? "The single sign-on did not complete. Try again.";
+}
+
 export function LoginPage() {
+  const [methods, setMethods] = useState<LoginMethods | null>(null);
+  const [error, setError] = useState<string | null>(callbackError);
+  useEffect(() => {
+    api<LoginMethods>("/auth/methods").then(setMethods, (err: unknown) =>
+      setError(err instanceof ApiProblem ? (err.detail ?? err.title) : String(err)),
+    );
+  }, []);
+
+  return (
+    <main className="login">
+      <h1>TaskFlow Console</h1>
+      {methods?.oidc && (
+        <p>
+          <a className="button" href="/console/api/auth/oidc/start">
+            Log in with single sign-on
+          </a>
+        </p>
+      )}
+      {methods?.code && <CodeLogin onError={setError} />}
+      {methods !== null && !methods.code && !methods.oidc && (
+        <p role="status">
+          Your sign-in proxy logs you in, and it did not name you on this request. Reload the page;
+          if this stays, ask your administrator.
+        </p>
+      )}
+      <ErrorAlert error={error} />
+    </main>
+  );
+}
+
+function CodeLogin({ onError }: { onError: (error: string | null) => void }) {
   const { reload } = useSession();
   const [userId, setUserId] = useState("");
   const [code, setCode] = useState("");
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const setError = onError;
 
   const ask = async (e: FormEvent) => {
     e.preventDefault();
@@ -38,8 +93,7 @@ export function LoginPage() {
   };
 
   return (
-    <main className="login">
-      <h1>TaskFlow Console</h1>
+    <>
       {!sent ? (
         <form onSubmit={(e) => void ask(e)} aria-label="Ask for a login code">
           <label htmlFor="login-user">User id</label>
@@ -72,7 +126,6 @@ export function LoginPage() {
           </button>
         </form>
       )}
-      <ErrorAlert error={error} />
-    </main>
+    </>
   );
 }

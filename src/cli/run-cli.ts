@@ -13,6 +13,7 @@ import { checkHealth, healthUrl } from "./health-check.ts";
 import { importWorkflowModule } from "./workflow-module.ts";
 import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
 import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
+import { canLogIn, loginMethods } from "../console/console-start.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import { closeOnSignals } from "../server/graceful-shutdown.ts";
@@ -180,7 +181,12 @@ async function serve(
     error: (o, m) => log.error(o, m),
   });
   io.out(`taskflow: listening on ${address}\n`);
-  if (withConsole) io.out(`taskflow: Console API on ${address}/console/api\n`);
+  // The CLI passes no CodeSender: mountConsole decides the same, and logged why when off.
+  if (withConsole && canLogIn(loginMethods(config, undefined))) {
+    io.out(`taskflow: Console API on ${address}/console/api\n`);
+  } else if (withConsole) {
+    io.out("taskflow: Console off: no login configured (see the warning above)\n");
+  }
   const names = mod === undefined ? [] : workflowNames(mod);
   if (noWorker) {
     const accepted = names.length > 0 ? `; accepting starts of ${names.join(", ")}` : "";

@@ -105,6 +105,18 @@ export interface TaskflowConfig {
   readonly consoleStaticDir: string | null;
   /** The one tenant a Console acts in: its logins and every engine call it makes. */
   readonly consoleTenant: string;
+  /** The OpenID Connect provider's issuer; null: that login is off. */
+  readonly consoleOidcIssuer: string | null;
+  /** The Console's client id at the provider. */
+  readonly consoleOidcClientId: string | null;
+  /** Its client secret; null: a public client (PKCE alone). Never logged. */
+  readonly consoleOidcClientSecret: string | null;
+  /** The callback address registered at the provider (…/console/api/auth/oidc/callback). */
+  readonly consoleOidcRedirectUrl: string | null;
+  /** The ID token claim that names the directory user (default sub). */
+  readonly consoleOidcUserClaim: string;
+  /** The scopes asked for; openid first. */
+  readonly consoleOidcScopes: readonly string[];
 }
 
 export type ConfigKey = keyof TaskflowConfig;
@@ -150,6 +162,12 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "consoleRefreshTtl",
   "consoleStaticDir",
   "consoleTenant",
+  "consoleOidcIssuer",
+  "consoleOidcClientId",
+  "consoleOidcClientSecret",
+  "consoleOidcRedirectUrl",
+  "consoleOidcUserClaim",
+  "consoleOidcScopes",
 ];
 
 /**
@@ -221,6 +239,13 @@ export interface ConfigOverrides {
   consoleRefreshTtl?: string | number | undefined;
   consoleStaticDir?: string | null | undefined;
   consoleTenant?: string | undefined;
+  consoleOidcIssuer?: string | null | undefined;
+  consoleOidcClientId?: string | null | undefined;
+  consoleOidcClientSecret?: string | null | undefined;
+  consoleOidcRedirectUrl?: string | null | undefined;
+  consoleOidcUserClaim?: string | undefined;
+  /** "openid email", as a space or comma string or a list. */
+  consoleOidcScopes?: string | readonly string[] | undefined;
 }
 
 export const isDevelopment = (c: Pick<TaskflowConfig, "nodeEnv">) => c.nodeEnv === "development";

@@ -121,5 +121,11 @@ export function defaultsLayer(): Layer {
     consoleRefreshTtl: DEFAULT_CONSOLE_REFRESH_TTL_MS,
     consoleStaticDir: null,
     consoleTenant: "default",
+    consoleOidcIssuer: null,
+    consoleOidcClientId: null,
+    consoleOidcClientSecret: null,
+    consoleOidcRedirectUrl: null,
+    consoleOidcUserClaim: "sub",
+    consoleOidcScopes: ["openid"],
   });
 }

@@ -44,6 +44,12 @@ const VARIABLES = {
   WF_CONSOLE_REFRESH_TTL: "consoleRefreshTtl",
   WF_CONSOLE_STATIC_DIR: "consoleStaticDir",
   WF_CONSOLE_TENANT: "consoleTenant",
+  WF_CONSOLE_OIDC_ISSUER: "consoleOidcIssuer",
+  WF_CONSOLE_OIDC_CLIENT_ID: "consoleOidcClientId",
+  WF_CONSOLE_OIDC_CLIENT_SECRET: "consoleOidcClientSecret",
+  WF_CONSOLE_OIDC_REDIRECT_URL: "consoleOidcRedirectUrl",
+  WF_CONSOLE_OIDC_USER_CLAIM: "consoleOidcUserClaim",
+  WF_CONSOLE_OIDC_SCOPES: "consoleOidcScopes",
 } as const;
 
 /** Every variable the environment layer reads, besides WF_GROUP_<id> (for `taskflow --help`). */

@@ -122,12 +122,7 @@ export function assertConsoleSettings(
         "name the proxies (IPs or CIDRs) allowed to set the header",
     );
   }
-  if (c.consoleTrustedHeader === null && c.consoleTrustedProxies.length > 0) {
-    issues.push(
-      "WF_CONSOLE_TRUSTED_PROXIES is set but WF_CONSOLE_TRUSTED_HEADER is not: " +
-        "set the header the proxy sends (e.g. X-Forwarded-User) or clear the proxies",
-    );
-  }
+  // Proxies alone are fine: their X-Forwarded-For names the client the login budgets count.
   if (c.consoleRefreshTtl < c.consoleSessionTtl) {
     issues.push(
       `WF_CONSOLE_REFRESH_TTL (${c.consoleRefreshTtl} ms) is shorter than ` +

@@ -15,6 +15,14 @@ import {
   parseNodeEnv,
   parseSqliteSynchronous,
 } from "./parse-values.ts";
+import {
+  assertOidcSettings,
+  parseOidcClientText,
+  parseOidcIssuer,
+  parseOidcRedirectUrl,
+  parseOidcScopes,
+  parseOidcUserClaim,
+} from "./parse-console-oidc.ts";
 import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
 import { parseTriggerResponseTimeout } from "./parse-trigger-timeout.ts";
@@ -90,6 +98,12 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   consoleRefreshTtl: parseRefreshTtl,
   consoleStaticDir: parseStaticDir,
   consoleTenant: parseConsoleTenant,
+  consoleOidcIssuer: parseOidcIssuer,
+  consoleOidcClientId: parseOidcClientText,
+  consoleOidcClientSecret: parseOidcClientText,
+  consoleOidcRedirectUrl: parseOidcRedirectUrl,
+  consoleOidcUserClaim: parseOidcUserClaim,
+  consoleOidcScopes: parseOidcScopes,
 };
 
 export interface ValidateOptions {
@@ -126,6 +140,7 @@ export function validateConfig(merged: Layer, options: ValidateOptions = {}): Ta
   assertCoordinationSettings(config);
   assertDefinitionCacheSettings(config);
   assertConsoleSettings(config);
+  assertOidcSettings(config);
   if (options.requireApiKeys !== false) assertKeysOutsideDevelopment(config);
   const frozen = deepFreeze(withDevelopmentHost(config, merged));
   recordSources(frozen, merged);

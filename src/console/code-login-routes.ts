@@ -1,24 +1,34 @@
 /**
  * Login by one-time code: POST /auth/code sends a code to a user, POST
- * /auth/verify trades a right code for a login (cookies). Both are budgeted
- * per user and per client address, so neither one address nor many can
- * guess codes or flood a person with them:
- * - a code: 5 per user and 20 per address per 15 minutes (a person asks
- *   again after a typo or a lost message, not 5 times in a quarter hour);
- * - guesses: 10 per user and 30 per address per 15 minutes, on top of the
- *   code's own 5 guesses — at 10 guesses per 15 min a 6-digit code is found
- *   by chance once in 100,000 quarters, about 3 years of trying.
+ * /auth/verify trades a right code for a login (cookies).
+ *
+ * A code belongs to the browser that asked for it: the answer sets tf_code,
+ * a random attempt id, and the code is kept for (user, attempt), so only that
+ * browser can enter it. Asking for a code in someone else's name therefore
+ * neither replaces their code nor lets anyone guess at it.
+ *
+ * The budgets are kept where an attacker cannot spend them for a victim: per
+ * client address (client-address.ts: behind trusted proxies, X-Forwarded-For),
+ * and per user *from that address* — never per user alone, which anyone could
+ * use up by asking or guessing in the victim's name and lock them out:
+ * - codes: 20 per address and 5 per user per address per 15 minutes;
+ * - guesses: 30 per address and 10 per user per address per 15 minutes, on
+ *   top of each code's own 5 guesses. A 6-digit code is found by chance with
+ *   probability 10 / 10^6 per address per quarter hour.
  * An unknown user is answered like a known one (202) and sent nothing, so
  * the route does not tell who exists.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { TaskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { OneTimeCodes } from "../engine/coordination/one-time-codes.ts";
 import type { RateLimiter, RateLimiters } from "../engine/coordination/rate-limiter.ts";
 import type { Directory } from "../engine/ports.ts";
+import type { ClientAddress } from "./client-address.ts";
 import { isKnownUser, unauthorized } from "./console-auth.ts";
+import { parseCookies, serializeCookie } from "./cookies.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";
 import type { CodeSender } from "./code-sender.ts";
 import { rolesOf, type RoleGroups } from "./roles.ts";
@@ -28,6 +38,8 @@ export const LOGIN_PURPOSE = "console-login";
 const CODE_TTL_MS = 5 * 60_000;
 const CODE_ATTEMPTS = 5;
 const WINDOW_MS = 15 * 60_000;
+const ATTEMPT_COOKIE = "tf_code";
+const ATTEMPT_ID = /^[A-Za-z0-9_-]{22}$/;
 
 export interface CodeLoginDeps {
   tenant: string;
@@ -38,7 +50,15 @@ export interface CodeLoginDeps {
   cookies: ConsoleCookies;
   directory: Directory;
   roleGroups: RoleGroups;
+  clientAddress: ClientAddress;
+  /** Secure cookies (outside development). */
+  secure: boolean;
 }
+
+/** The code's subject: the user and the browser's attempt (a space is in no user id). */
+const codeSubject = (userId: string, attempt: string) => `${userId} ${attempt}`;
+/** A budget of one user from one address. */
+const userAt = (userId: string, address: string) => `${address} ${userId}`;
 
 const userId = { type: "string", minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN };
 const codeBody = {
@@ -61,25 +81,37 @@ export function codeLoginRoutes(
 ): void {
   const limit = (name: string, points: number) =>
     deps.limiters.limiter({ name, points, windowMs: WINDOW_MS, window: "sliding" });
-  const codePerUser = limit("console-code-user", 5);
+  const codePerUserAt = limit("console-code-user-ip", 5);
   const codePerAddress = limit("console-code-ip", 20);
-  const guessPerUser = limit("console-guess-user", 10);
+  const guessPerUserAt = limit("console-guess-user-ip", 10);
   const guessPerAddress = limit("console-guess-ip", 30);
+  const attemptCookie = (value: string, maxAgeSeconds: number) =>
+    serializeCookie(ATTEMPT_COOKIE, value, {
+      path: "/console/api/auth",
+      httpOnly: true,
+      secure: deps.secure,
+      sameSite: "Strict",
+      maxAgeSeconds,
+    });
 
   app.post<{ Body: { userId: string } }>(
     "/auth/code",
     { schema: { body: codeBody } },
     async (req, reply) => {
       const id = req.body.userId;
+      const address = deps.clientAddress(req);
       await spend(reply, deps.tenant, [
-        [codePerAddress, address(req)],
-        [codePerUser, id],
+        [codePerAddress, address],
+        [codePerUserAt, userAt(id, address)],
       ]);
+      // Set for an unknown user too: the answer must not tell who exists.
+      const attempt = randomBytes(16).toString("base64url");
+      void reply.header("set-cookie", attemptCookie(attempt, CODE_TTL_MS / 1000));
       if (!isKnownUser(deps.directory, id)) {
         req.log.info({ userId: id }, "console: login code asked for an unknown user; none sent");
         return reply.code(202).send({ sent: true });
       }
-      const issued = await deps.codes.issue(deps.tenant, id, LOGIN_PURPOSE, {
+      const issued = await deps.codes.issue(deps.tenant, codeSubject(id, attempt), LOGIN_PURPOSE, {
         ttlMs: CODE_TTL_MS,
         maxAttempts: CODE_ATTEMPTS,
       });
@@ -98,16 +130,26 @@ export function codeLoginRoutes(
     { schema: { body: verifyBody } },
     async (req, reply) => {
       const { userId: id, code } = req.body;
+      const address = deps.clientAddress(req);
       await spend(reply, deps.tenant, [
-        [guessPerAddress, address(req)],
-        [guessPerUser, id],
+        [guessPerAddress, address],
+        [guessPerUserAt, userAt(id, address)],
       ]);
-      const outcome = await deps.codes.verify(deps.tenant, id, LOGIN_PURPOSE, code);
+      const attempt = parseCookies(req.headers.cookie).get(ATTEMPT_COOKIE);
+      const outcome =
+        attempt === undefined || !ATTEMPT_ID.test(attempt)
+          ? "none"
+          : await deps.codes.verify(deps.tenant, codeSubject(id, attempt), LOGIN_PURPOSE, code);
       if (outcome !== "ok" || !isKnownUser(deps.directory, id)) {
         req.log.info({ userId: id, outcome }, "console: login code refused");
-        throw unauthorized("wrong or expired code");
+        throw unauthorized(
+          attempt === undefined
+            ? "wrong or expired code (enter it in the browser that asked for it)"
+            : "wrong or expired code",
+        );
       }
-      await guessPerUser.reset(deps.tenant, id);
+      await guessPerUserAt.reset(deps.tenant, userAt(id, address));
+      void reply.header("set-cookie", attemptCookie("", 0));
       const { login, session } = await deps.sessions.login(id);
       deps.cookies.set(reply, login);
       req.log.info({ userId: id, sessionId: session.sessionId }, "console: logged in by code");
@@ -120,9 +162,6 @@ export function codeLoginRoutes(
   );
   done();
 }
-
-/** The TCP peer (X-Forwarded-For is the client's to write, so it is not used). */
-const address = (req: FastifyRequest) => req.socket.remoteAddress ?? "unknown";
 
 async function spend(
   reply: FastifyReply,

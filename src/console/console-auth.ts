@@ -2,8 +2,12 @@
  * Who a Console request comes from, and the CSRF token check of the mutating
  * ones. A request is a user's when
  * - it comes from a trusted proxy carrying the trusted header (SSO): the
- *   header names the user; a matching login cookie is reused, otherwise a
- *   login is issued and its cookies set on this answer; or
+ *   header names the user; a matching login cookie is reused. Only GET
+ *   /session (what the page asks first) issues a login and sets its cookies:
+ *   any other request without them is served for the header's user alone,
+ *   with no stored login, so a client that keeps no cookies (curl, a probe
+ *   through the proxy) does not leave a login row per request behind. Such a
+ *   request has no CSRF token, so it cannot change anything; or
  * - both login cookies are live and belong together (console-sessions.ts).
  * The trusted header from any other peer is refused outright (403): it means
  * a client is trying to name itself, or the proxy list is wrong.
@@ -55,11 +59,26 @@ export const isKnownUser = (directory: Directory, id: string): boolean =>
 
 export const unauthorized = (message: string) => new TaskflowError("Unauthorized", message);
 
-/** The session of the request, or null (no login, or it ended). */
+/**
+ * A trusted-header request's user without a stored login: no family to
+ * revoke, and a CSRF hash no token matches, so it may read but never change.
+ */
+const headerOnly = (userId: string): ConsoleSession => ({
+  userId,
+  familyId: "",
+  sessionId: "trusted-header",
+  csrfHash: "",
+});
+
+/**
+ * The session of the request, or null (no login, or it ended). mintLogin:
+ * a trusted-header request without this user's login cookies gets a login.
+ */
 export async function resolveSession(
   req: FastifyRequest,
   reply: FastifyReply,
   deps: AuthDeps,
+  mintLogin = false,
 ): Promise<ConsoleSession | null> {
   const c = deps.cookies.read(req);
   const asserted = deps.trustedHeader === null ? undefined : req.headers[deps.trustedHeader];
@@ -80,15 +99,19 @@ export async function resolveSession(
   }
   const current = await deps.sessions.authenticate(c.session, c.refresh);
   if (current !== null && current.userId === userId) return current;
+  if (!mintLogin) return headerOnly(userId);
   const { login, session } = await deps.sessions.login(userId);
   deps.cookies.set(reply, login);
   return session;
 }
 
-/** preHandler of every route that acts for a user: 401 without a login; CSRF on mutations. */
-export function requireUser(deps: AuthDeps) {
+/**
+ * preHandler of every route that acts for a user: 401 without a login; CSRF
+ * on mutations. mintLogin: GET /session only (see the header comment).
+ */
+export function requireUser(deps: AuthDeps, { mintLogin = false } = {}) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = await resolveSession(req, reply, deps);
+    const session = await resolveSession(req, reply, deps, mintLogin);
     if (session === null) throw unauthorized("log in to the Console first");
     if (MUTATING_METHODS.has(req.method)) assertCsrf(req, session.csrfHash);
     req.consoleUser = { session, roles: rolesOf(deps.directory, session.userId, deps.roleGroups) };

@@ -15,7 +15,10 @@ import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";
 import { codeLoginRoutes } from "./code-login-routes.ts";
 import { LogCodeSender, type CodeSender } from "./code-sender.ts";
-import { codeLoginMode } from "./console-start.ts";
+import { clientAddress } from "./client-address.ts";
+import { assertCanLogIn } from "./console-start.ts";
+import { loginMethodsRoute } from "./login-methods-route.ts";
+import { oidcLoginRoutes } from "./oidc-login-routes.ts";
 import { consolePages, consolePagesDir, pageFallback } from "./console-pages.ts";
 import { engineProxyRoutes } from "./engine-proxy-routes.ts";
 import { liveEventsRoutes } from "./live-events-routes.ts";
@@ -41,7 +44,8 @@ export interface ConsoleDeps {
 
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { config, coordination, directory } = deps;
-  const mode = codeLoginMode(config, deps.codeSender);
+  const methods = assertCanLogIn(config, deps.codeSender);
+  const fromTrustedProxy = trustedProxies(config.consoleTrustedProxies);
   const sessions = new ConsoleSessions(coordination.tokens, config.consoleTenant, {
     sessionTtlMs: config.consoleSessionTtl,
     refreshTtlMs: config.consoleRefreshTtl,
@@ -56,8 +60,9 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     },
     tenant: config.consoleTenant,
     trustedHeader: config.consoleTrustedHeader,
-    fromTrustedProxy: trustedProxies(config.consoleTrustedProxies),
+    fromTrustedProxy,
   };
+  const address = clientAddress(fromTrustedProxy);
 
   // First, so it sees every route of the plugin: the Console's routes are its pages' own API
   // (a session cookie and an Origin check, never X-API-Key), not the engine's REST contract,
@@ -86,7 +91,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
 
   await app.register(
     async (api) => {
-      if (mode !== "off") {
+      await api.register(loginMethodsRoute, { methods });
+      if (methods.code !== "off") {
         const sender = deps.codeSender ?? new LogCodeSender(app.log, config.nodeEnv);
         await api.register(codeLoginRoutes, {
           tenant: config.consoleTenant,
@@ -97,6 +103,21 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
           cookies: auth.cookies,
           directory,
           roleGroups: auth.roleGroups,
+          clientAddress: address,
+          secure: !isDevelopment(config),
+        });
+      }
+      if (methods.oidc) {
+        await api.register(oidcLoginRoutes, {
+          tenant: config.consoleTenant,
+          settings: config,
+          tokens: coordination.tokens,
+          limiters: coordination.limiters,
+          sessions,
+          cookies: auth.cookies,
+          directory,
+          clientAddress: address,
+          secure: !isDevelopment(config),
         });
       }
       await api.register(sessionRoutes, auth);

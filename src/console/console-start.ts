@@ -1,9 +1,11 @@
 /**
  * What the Console needs before it may start, checked once with the rest of
  * the configuration so a wrong deployment fails at start, naming the setting:
- * - a way to deliver login codes: the host's CodeSender; the log sender only
- *   in development; or no code login at all when a trusted proxy logs people
- *   in (WF_CONSOLE_TRUSTED_HEADER);
+ * - a way to log in: a code login (the host's CodeSender; the log sender only
+ *   in development), OpenID Connect (WF_CONSOLE_OIDC_ISSUER), or a trusted
+ *   proxy that logs people in (WF_CONSOLE_TRUSTED_HEADER). With none, outside
+ *   development, `serve --console` (npm start) serves the API without the
+ *   Console and says in one log line how to turn it on (mount-console.ts);
  * - a key to call the engine with: WF_CONSOLE_API_KEY, else the first of
  *   WF_API_KEYS (none needed in development without keys).
  * And where the engine is when the Console runs in its process: the server's
@@ -17,22 +19,45 @@ import type { CodeSender } from "./code-sender.ts";
 
 type StartConfig = Pick<
   TaskflowConfig,
-  "nodeEnv" | "apiKeys" | "consoleApiKey" | "consoleTrustedHeader"
+  "nodeEnv" | "apiKeys" | "consoleApiKey" | "consoleTrustedHeader" | "consoleOidcIssuer"
 >;
 
-/** The code-login choice: "host" (a sender given), "log" (development), "off" (SSO only). */
+/** The code login: "host" (a sender given), "log" (development), "off". */
 export type CodeLoginMode = "host" | "log" | "off";
 
-export function codeLoginMode(c: StartConfig, sender: CodeSender | undefined): CodeLoginMode {
-  if (sender !== undefined) return "host";
-  if (isDevelopment(c)) return "log";
-  if (c.consoleTrustedHeader !== null) return "off";
-  throw new ConfigError([
-    `the Console is enabled while NODE_ENV is ${JSON.stringify(c.nodeEnv)} without a login ` +
-      `code sender (codes go to the log only with NODE_ENV=development): pass a CodeSender ` +
-      `(createTaskflow option console.codeSender), or log people in through an ` +
-      `authenticating proxy with WF_CONSOLE_TRUSTED_HEADER and WF_CONSOLE_TRUSTED_PROXIES`,
-  ]);
+/** The ways in a Console offers; the login page shows these and no other. */
+export interface LoginMethods {
+  code: CodeLoginMode;
+  oidc: boolean;
+  trustedHeader: boolean;
+}
+
+export function loginMethods(c: StartConfig, sender: CodeSender | undefined): LoginMethods {
+  return {
+    code: sender !== undefined ? "host" : isDevelopment(c) ? "log" : "off",
+    oidc: c.consoleOidcIssuer !== null,
+    trustedHeader: c.consoleTrustedHeader !== null,
+  };
+}
+
+export const canLogIn = (m: LoginMethods): boolean => m.code !== "off" || m.oidc || m.trustedHeader;
+
+/** Why a Console has no login, and how to give it one. */
+export function noLoginMessage(c: Pick<TaskflowConfig, "nodeEnv">): string {
+  return (
+    `the Console has no login while NODE_ENV is ${JSON.stringify(c.nodeEnv)} (codes go to ` +
+    `the log only with NODE_ENV=development): set WF_CONSOLE_OIDC_ISSUER, ` +
+    `WF_CONSOLE_OIDC_CLIENT_ID and WF_CONSOLE_OIDC_REDIRECT_URL (OpenID Connect), or ` +
+    `WF_CONSOLE_TRUSTED_HEADER and WF_CONSOLE_TRUSTED_PROXIES (an authenticating proxy), or ` +
+    `pass a CodeSender (createTaskflow option console.codeSender)`
+  );
+}
+
+/** For a host that registers the plugin itself: a Console nobody can log in to is an error. */
+export function assertCanLogIn(c: StartConfig, sender: CodeSender | undefined): LoginMethods {
+  const methods = loginMethods(c, sender);
+  if (!canLogIn(methods)) throw new ConfigError([noLoginMessage(c)]);
+  return methods;
 }
 
 /** The key the Console sends to the engine; null only in development without keys. */

@@ -11,10 +11,16 @@ import type { Coordination } from "../engine/coordination/coordination.ts";
 import type { Directory } from "../engine/ports.ts";
 import type { CodeSender } from "./code-sender.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
-import { codeLoginMode, consoleEngineKey, loopbackUrl } from "./console-start.ts";
+import {
+  canLogIn,
+  consoleEngineKey,
+  loginMethods,
+  loopbackUrl,
+  noLoginMessage,
+} from "./console-start.ts";
 
 export interface ConsoleOptions {
-  /** Delivers login codes; required outside development unless a trusted proxy logs people in. */
+  /** Delivers login codes; outside development the only code login (OpenID Connect and a trusted proxy need none). */
   codeSender?: CodeSender | undefined;
 }
 
@@ -24,13 +30,22 @@ export interface ConsoleHost {
   directory: Directory;
 }
 
-/** Throws a ConfigError now (before any I/O) when the Console could not work. */
+/**
+ * Throws a ConfigError now (before any I/O) when the Console could not work.
+ * A Console with no way to log in is not mounted: the API is served without
+ * it, and one warning says how to turn it on (the production start of
+ * `npm start` is `serve --console`, which must serve the API it promises).
+ * false: not mounted.
+ */
 export function mountConsole(
   server: FastifyInstance,
   host: ConsoleHost,
   options: ConsoleOptions,
-): void {
-  codeLoginMode(host.config, options.codeSender);
+): boolean {
+  if (!canLogIn(loginMethods(host.config, options.codeSender))) {
+    server.log.warn(`console: off: ${noLoginMessage(host.config)}`);
+    return false;
+  }
   const apiKey = consoleEngineKey(host.config);
   void server.register(consolePlugin, {
     prefix: CONSOLE_PREFIX,
@@ -42,4 +57,5 @@ export function mountConsole(
     },
     codeSender: options.codeSender,
   });
+  return true;
 }

@@ -25,7 +25,8 @@ export function sessionRoutes(
   deps: AuthDeps,
   done: (err?: Error) => void,
 ): void {
-  app.get("/session", { preHandler: requireUser(deps) }, (req) => {
+  // The page's first call: behind a trusted proxy, this is where a login is issued.
+  app.get("/session", { preHandler: requireUser(deps, { mintLogin: true }) }, (req) => {
     const user = req.consoleUser;
     if (user === undefined) throw unauthorized("log in to the Console first");
     const cookie = deps.cookies.read(req).csrf;

@@ -39,7 +39,7 @@ export interface ConsoleServer {
   log(): string;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.listen(0, "127.0.0.1", () => {
@@ -56,7 +56,9 @@ export async function startConsoleServer(
   args: string[] = [],
 ): Promise<ConsoleServer & { stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "tf-browser-"));
-  const port = await freePort();
+  // A test that must know the address first (an OpenID Connect callback) passes ADDR.
+  const port =
+    extraEnv.ADDR === undefined ? await freePort() : Number(extraEnv.ADDR.split(":").pop());
   const proc = startTsx(
     ["src/cli/main.ts", "serve", "--console", ...args],
     {

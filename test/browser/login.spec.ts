@@ -7,6 +7,8 @@ test("login by a one-time code sets HttpOnly SameSite=Lax cookies; logout ends i
   server,
 }) => {
   await page.goto(`${server.url}/console/`);
+  // The page asks which methods there are before it draws the form.
+  await expect(page.getByLabel("User id", { exact: true })).toBeVisible();
   await expectAccessible(page, "the login page");
   await screenshot(page, "login");
   await login(page, server, "bob");

@@ -1,7 +1,7 @@
 /**
  * The Console's login on real coordination (SQLite, PostgreSQL, Redis): a
  * code, its cookies and their flags, a bad code refused and counted, the
- * per-user budget, refresh with rotation and reuse detection, logout. Every
+ * per-user-per-address budget, refresh with rotation and reuse detection, logout. Every
  * answer is scanned for the API key (support/console-node.ts).
  */
 import assert from "node:assert/strict";
@@ -54,10 +54,21 @@ function suite(backend: ConsoleBackend) {
         });
         assert.equal(asked.statusCode, 202, asked.body);
         assert.ok(!asked.body.includes(node.sender.last("bob")), "the code is never answered");
-        const verified = await node.call({
+        const attempt = setCookies(asked).get("tf_code");
+        assert.match(attempt ?? "", /; Path=\/console\/api\/auth; Max-Age=300; HttpOnly; Secure/);
+        const asker = { origin: ORIGIN, ...browser(jarFrom(asked)).read() };
+        // Another browser (no tf_code) cannot enter the code.
+        const elsewhere = await node.call({
           method: "POST",
           url: "/console/api/auth/verify",
           headers: { origin: ORIGIN },
+          payload: { userId: "bob", code: node.sender.last("bob") },
+        });
+        assert.equal(elsewhere.statusCode, 401, elsewhere.body);
+        const verified = await node.call({
+          method: "POST",
+          url: "/console/api/auth/verify",
+          headers: asker,
           payload: { userId: "bob", code: node.sender.last("bob") },
         });
         assert.equal(verified.statusCode, 200, verified.body);
@@ -89,7 +100,7 @@ function suite(backend: ConsoleBackend) {
         const again = await node.call({
           method: "POST",
           url: "/console/api/auth/verify",
-          headers: { origin: ORIGIN },
+          headers: asker,
           payload: { userId: "bob", code: node.sender.last("bob") },
         });
         assert.equal(again.statusCode, 401);
@@ -100,19 +111,20 @@ function suite(backend: ConsoleBackend) {
     t(
       "a bad code is refused and counted: after 5 wrong guesses the right code no longer works",
       async (node) => {
-        const verify = (code: string) =>
-          node.call({
-            method: "POST",
-            url: "/console/api/auth/verify",
-            headers: { origin: ORIGIN },
-            payload: { userId: "bob", code },
-          });
-        await node.call({
+        const asked = await node.call({
           method: "POST",
           url: "/console/api/auth/code",
           headers: { origin: ORIGIN },
           payload: { userId: "bob" },
         });
+        const asker = { origin: ORIGIN, ...browser(jarFrom(asked)).read() };
+        const verify = (code: string) =>
+          node.call({
+            method: "POST",
+            url: "/console/api/auth/verify",
+            headers: asker,
+            payload: { userId: "bob", code },
+          });
         const right = node.sender.last("bob");
         const wrong = right === "000000" ? "111111" : "000000";
         for (let i = 0; i < 5; i++) {
@@ -124,7 +136,7 @@ function suite(backend: ConsoleBackend) {
         }
         const late = await verify(right);
         assert.equal(late.statusCode, 401, "the code died after its 5 guesses");
-        // The per-user guess budget (10 per 15 min) counted every one of them.
+        // The user's guess budget from this address (10 per 15 min) counted every one of them.
         for (let i = 0; i < 4; i++) assert.equal((await verify(wrong)).statusCode, 401);
         const over = await verify(wrong);
         assert.equal(over.statusCode, 429, over.body);
@@ -134,7 +146,7 @@ function suite(backend: ConsoleBackend) {
     );
 
     t(
-      "an unknown user is answered like a known one and sent nothing; codes are budgeted per user",
+      "an unknown user is answered like a known one and sent nothing; codes are budgeted per user per address",
       async (node) => {
         const ask = (userId: string, remoteAddress = "127.0.0.1") =>
           node.call({
@@ -146,12 +158,14 @@ function suite(backend: ConsoleBackend) {
           });
         assert.equal((await ask("mallory")).statusCode, 202);
         assert.equal(node.sender.sent.filter((m) => m.userId === "mallory").length, 0);
-        // 5 codes per user per 15 min, from whatever address.
-        for (let i = 1; i <= 5; i++)
-          assert.equal((await ask("carol", `10.0.0.${i}`)).statusCode, 202);
-        const over = await ask("carol", "10.0.0.9");
+        const unknown = await ask("mallory");
+        assert.ok(setCookies(unknown).has("tf_code"), "an attempt cookie, as for a known user");
+        // 5 codes per user per address per 15 min; another address is not locked out.
+        for (let i = 1; i <= 5; i++) assert.equal((await ask("carol", "10.0.0.1")).statusCode, 202);
+        const over = await ask("carol", "10.0.0.1");
         assert.equal(over.statusCode, 429, over.body);
         assert.equal(over.json<{ code: string }>().code, "RateLimited");
+        assert.equal((await ask("carol", "10.0.0.9")).statusCode, 202, "carol's own address may");
       },
       "not-postgres",
     );

@@ -75,9 +75,13 @@ void test("taskflow console: log in by the logged code, then read the inbox thro
     );
     const code = /"userId":"bob"[^\n]*"loginCode":"(\d{6})"/.exec(stdout)?.[1];
     assert.ok(code, "the code is in the development log with the user id");
+    const attempt = asked.headers
+      .getSetCookie()
+      .map((l) => l.split(";")[0])
+      .join("; ");
     const verified = await fetch(`${base}/auth/verify`, {
       method: "POST",
-      headers: json,
+      headers: { ...json, cookie: attempt },
       body: JSON.stringify({ userId: "bob", code }),
     });
     assert.equal(verified.status, 200, await verified.clone().text());

@@ -204,7 +204,8 @@ export async function logIn(node: ConsoleNode, userId: string): Promise<Browser>
   const verified = await node.call({
     method: "POST",
     url: "/console/api/auth/verify",
-    headers,
+    // The attempt cookie: a code is entered in the browser that asked for it.
+    headers: { ...headers, ...browser(jarFrom(asked)).read() },
     payload: { userId, code: node.sender.last(userId) },
   });
   assert.equal(verified.statusCode, 200, verified.body);

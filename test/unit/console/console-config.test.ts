@@ -5,8 +5,10 @@ import { ConfigError } from "../../../src/config/config-error.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import { LogCodeSender } from "../../../src/console/code-sender.ts";
 import {
-  codeLoginMode,
+  assertCanLogIn,
+  canLogIn,
   consoleEngineKey,
+  loginMethods,
   loopbackUrl,
 } from "../../../src/console/console-start.ts";
 
@@ -63,7 +65,16 @@ test("bad values name the variable; the key is never echoed", () => {
     [{ WF_CONSOLE_TENANT: "t".repeat(65) }, /environment WF_CONSOLE_TENANT/],
     [{ WF_CONSOLE_TENANT: "_taskflow" }, /environment WF_CONSOLE_TENANT: _taskflow holds/],
     [{ WF_CONSOLE_TRUSTED_HEADER: "X-Forwarded-User" }, /WF_CONSOLE_TRUSTED_PROXIES is empty/],
-    [{ WF_CONSOLE_TRUSTED_PROXIES: "10.0.0.1" }, /WF_CONSOLE_TRUSTED_HEADER is not/],
+    [{ WF_CONSOLE_OIDC_ISSUER: "https://id.example.com" }, /WF_CONSOLE_OIDC_CLIENT_ID is not/],
+    [{ WF_CONSOLE_OIDC_ISSUER: "https://id.example.com" }, /WF_CONSOLE_OIDC_REDIRECT_URL is not/],
+    [{ WF_CONSOLE_OIDC_CLIENT_ID: "console" }, /but WF_CONSOLE_OIDC_ISSUER is not/],
+    [{ WF_CONSOLE_OIDC_ISSUER: "http://id.example.com" }, /WF_CONSOLE_OIDC_ISSUER: must be https/],
+    [{ WF_CONSOLE_OIDC_ISSUER: "not a url" }, /WF_CONSOLE_OIDC_ISSUER: must be/],
+    [
+      { WF_CONSOLE_OIDC_REDIRECT_URL: "https://c.example.com/elsewhere" },
+      /WF_CONSOLE_OIDC_REDIRECT_URL: must be the Console's callback/,
+    ],
+    [{ WF_CONSOLE_OIDC_USER_CLAIM: "a b" }, /WF_CONSOLE_OIDC_USER_CLAIM: must be a claim name/],
     [{ WF_CONSOLE_SESSION_TTL: "3600000", WF_CONSOLE_REFRESH_TTL: "600000" }, /shorter than/],
   ];
   for (const [env, message] of bad) {
@@ -79,13 +90,38 @@ test("bad values name the variable; the key is never echoed", () => {
   }
 });
 
-test("start: code login needs a sender outside development unless a trusted proxy logs people in", () => {
+test("start: outside development a login needs a sender, OpenID Connect or a trusted proxy", () => {
   const prod = load({});
-  assert.throws(() => codeLoginMode(prod, undefined), /WF_CONSOLE_TRUSTED_HEADER/);
-  assert.equal(codeLoginMode(prod, { send: () => Promise.resolve() }), "host");
+  assert.equal(canLogIn(loginMethods(prod, undefined)), false);
+  assert.throws(
+    () => assertCanLogIn(prod, undefined),
+    /WF_CONSOLE_OIDC_ISSUER.*WF_CONSOLE_TRUSTED_HEADER.*CodeSender/,
+  );
+  assert.deepEqual(loginMethods(prod, { send: () => Promise.resolve() }), {
+    code: "host",
+    oidc: false,
+    trustedHeader: false,
+  });
   const sso = load({ WF_CONSOLE_TRUSTED_HEADER: "X-U", WF_CONSOLE_TRUSTED_PROXIES: "10.0.0.1" });
-  assert.equal(codeLoginMode(sso, undefined), "off");
-  assert.equal(codeLoginMode(load({ NODE_ENV: "development" }), undefined), "log");
+  assert.deepEqual(loginMethods(sso, undefined), { code: "off", oidc: false, trustedHeader: true });
+  const oidc = load({
+    WF_CONSOLE_OIDC_ISSUER: "https://id.example.com/",
+    WF_CONSOLE_OIDC_CLIENT_ID: "console",
+    WF_CONSOLE_OIDC_REDIRECT_URL: "https://c.example.com/console/api/auth/oidc/callback",
+  });
+  assert.deepEqual(loginMethods(oidc, undefined), {
+    code: "off",
+    oidc: true,
+    trustedHeader: false,
+  });
+  assert.equal(oidc.consoleOidcIssuer, "https://id.example.com/");
+  assert.deepEqual(oidc.consoleOidcScopes, ["openid"]);
+  assert.equal(oidc.consoleOidcUserClaim, "sub");
+  assert.equal(loginMethods(load({ NODE_ENV: "development" }), undefined).code, "log");
+  // The proxies alone (no trusted header): their X-Forwarded-For names the client.
+  assert.deepEqual(load({ WF_CONSOLE_TRUSTED_PROXIES: "10.0.0.1" }).consoleTrustedProxies, [
+    "10.0.0.1",
+  ]);
   assert.throws(
     () => new LogCodeSender({ info: () => undefined }, "production"),
     /NODE_ENV=development/,
