@@ -4,7 +4,7 @@
  * refused at validate and publish with a 400 naming the place, quickly; a
  * backtracking pattern is matched in linear time at start; a version
  * published before these rules (written past the validator) makes its starts
- * a 409 naming the schema, never a 500.
+ * a 409 naming the schema, never a 500; and a required checkbox must be ticked.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 import assert from "node:assert/strict";
@@ -226,4 +226,61 @@ void describe("JSON Schemas in definitions: limits, RE2, refusal at validate and
       assert.match(r.body.detail, /vars schema the engine cannot run.*\/vars\/\$dynamicRef/);
     }
   });
+
+  test("a required checkbox must be ticked; an optional one may be left", async () => {
+    await tf.definitions.publish(actor, "revoke", {
+      key: "revoke",
+      name: "Revoke",
+      start: "it",
+      states: {
+        it: {
+          type: "userTask",
+          assignee: { user: "bob" },
+          title: "Revoke the accounts",
+          form: {
+            type: "object",
+            required: ["accountsRevoked"],
+            properties: { accountsRevoked: { type: "boolean" }, badgeKept: { type: "boolean" } },
+          },
+          next: "done",
+        },
+        done: { type: "end" },
+      },
+    });
+    const r = await call("POST", "/v1/processes", { processKey: "revoke", vars: {} });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const task = await until(async (): Promise<{ id: string } | undefined> => {
+      const list = await call("GET", "/v1/tasks?user=bob");
+      const items = list.body.items as { id: string; rootInstanceId: string }[];
+      return items.find((t) => t.rootInstanceId === r.body.instanceId);
+    });
+    const complete = (vars: object) =>
+      call("POST", `/v1/tasks/${task.id}/complete`, { vars }, "bob");
+
+    const unticked = await complete({ accountsRevoked: false, badgeKept: false });
+    assert.equal(unticked.status, 400, JSON.stringify(unticked.body));
+    assert.deepEqual(unticked.body.errors, [
+      {
+        pointer: "/vars/accountsRevoked",
+        reason: "must be ticked: the form requires this checkbox",
+      },
+    ]);
+    const missing = await complete({ badgeKept: true });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.errors[0].reason, /required property 'accountsRevoked'/);
+    assert.equal((await call("GET", `/v1/tasks/${task.id}`)).body.status, "open");
+
+    const ticked = await complete({ accountsRevoked: true, badgeKept: false });
+    assert.equal(ticked.status, 200, JSON.stringify(ticked.body));
+  });
 });
+
+async function until<T>(f: () => Promise<T | undefined>, ms = 5_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

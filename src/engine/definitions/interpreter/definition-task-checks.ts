@@ -2,8 +2,9 @@
  * Completing a task of a definition's userTask: the action must be one of the
  * state's actions, and the submitted vars must match its `form`. Both are
  * read from the referral's vars (written by user-task-state.ts), so the check
- * needs no definition. A refused completion changes nothing: the task stays
- * open, and the 400 names the failing pointer.
+ * needs no definition; a required checkbox must be ticked (required-checkboxes.ts).
+ * A refused completion changes nothing: the task stays open, and the 400 names
+ * the failing pointer.
  */
 import type { ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
@@ -12,6 +13,7 @@ import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
 import type { TaskStore } from "../../ports.ts";
+import { untickedCheckboxErrors } from "../required-checkboxes.ts";
 import { compileSchema } from "../schema-compiler.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
 import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
@@ -76,6 +78,7 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
           errors.push({ pointer: `/vars${e.instancePath}`, reason: e.message ?? e.keyword });
         }
       }
+      errors.push(...untickedCheckboxErrors(form, data));
     }
     if (errors.length > 0) {
       throw invalidDocument(`the completion does not match the task's state`, errors);
