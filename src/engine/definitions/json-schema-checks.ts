@@ -36,15 +36,15 @@ export function jsonSchemaErrors(doc: unknown): FieldError[] {
   for (const { schema, at } of checked) {
     const m = measureSchema(schema, at);
     errors.push(...m.errors);
-    counted.set(JSON.stringify(schema), m.subschemas);
+    counted.set(JSON.stringify(schema), m.cost);
   }
   if (errors.length > 0) return errors;
   const total = [...counted.values()].reduce((a, b) => a + b, 0);
-  if (total > SCHEMA_LIMITS.maxDefinitionSubschemas) {
+  if (total > SCHEMA_LIMITS.maxDefinitionCost) {
     return [
       {
         pointer: "",
-        reason: `has JSON Schemas (vars and forms) of ${total} subschemas together, more than the ${SCHEMA_LIMITS.maxDefinitionSubschemas} a definition may have`,
+        reason: `has JSON Schemas (vars and forms) of a compile cost of ${total} together, more than the ${SCHEMA_LIMITS.maxDefinitionCost} a definition may have`,
       },
     ];
   }

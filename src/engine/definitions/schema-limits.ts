@@ -9,7 +9,7 @@
  * time with a 400 instead.
  *
  * The limits bound both costs that grow with the schema: compiling (linear
- * in its subschemas once they are capped) and checking a value (linear in
+ * in its subschemas and their keywords: maxCost) and checking a value (linear in
  * the subschemas with every `$ref` unfolded, which is why references may not
  * form a cycle and their unfolding is capped too: `a = anyOf[b, b]`,
  * `b = anyOf[c, c]`, … doubles at each step).
@@ -26,18 +26,25 @@ export const SCHEMA_LIMITS = {
    * 16 levels of subschemas, more than a form has; Ajv compiles recursively.
    */
   maxDepth: 32,
-  /**
-   * Subschemas, the schema itself included: Ajv compiles about two thousand a
-   * second on a busy two-core machine, so this is half a second at most.
-   */
+  /** Subschemas, the schema itself included. */
   maxSubschemas: 1_000,
-  /** Subschemas of a definition's schemas together (each distinct schema counted once). */
-  maxDefinitionSubschemas: 2_000,
+  /**
+   * The compile cost: each subschema counts 1, plus 1 per keyword, plus its
+   * `enum` values and `required` names up to 200 each (Ajv writes code for
+   * each of those; past 200 it loops). 1,500 took 0.4–0.6 s to compile on
+   * two cores at a load average of 17 (500 properties of two keywords).
+   */
+  maxCost: 1_500,
+  /** The compile cost of a definition's schemas together (each distinct schema counted once). */
+  maxDefinitionCost: 1_500,
   /** Subschemas with each `$ref` and `$dynamicRef` replaced by its target. */
   maxUnfolded: 10_000,
   /** Characters of one `pattern` or `patternProperties` key. */
   maxPatternLength: 1_000,
 } as const;
+
+/** Ajv writes code for each `enum` value and `required` name up to this many, then a loop. */
+const AJV_LOOP_AFTER = 200;
 
 /** Keywords whose value is a schema. */
 const SCHEMA_VALUED = [
@@ -78,10 +85,10 @@ export function schemaLimitErrors(schema: unknown, at: string): FieldError[] {
   return measureSchema(schema, at).errors;
 }
 
-/** The limits' findings, and how many subschemas the schema has (0 when it is refused). */
+/** The limits' findings, and the schema's compile cost (0 when it is refused). */
 export function measureSchema(schema: unknown, at: string): Measure {
-  if (typeof schema === "boolean") return { errors: [], subschemas: 1 };
-  const errors = (found: FieldError[]): Measure => ({ errors: found, subschemas: 0 });
+  if (typeof schema === "boolean") return { errors: [], cost: 1 };
+  const errors = (found: FieldError[]): Measure => ({ errors: found, cost: 0 });
   // First: JSON.stringify recurses, and overflows the stack some thousands of levels down.
   const deepest = depthOver(schema, SCHEMA_LIMITS.maxDepth, at);
   if (deepest !== undefined) {
@@ -101,7 +108,7 @@ export function measureSchema(schema: unknown, at: string): Measure {
       },
     ]);
   }
-  if (!isRecord(schema)) return { errors: [], subschemas: 1 };
+  if (!isRecord(schema)) return { errors: [], cost: 1 };
   const walk = new Walk();
   const root = walk.node(schema, at, undefined);
   if (walk.count > SCHEMA_LIMITS.maxSubschemas) {
@@ -112,16 +119,24 @@ export function measureSchema(schema: unknown, at: string): Measure {
       },
     ]);
   }
+  if (walk.cost > SCHEMA_LIMITS.maxCost) {
+    return errors([
+      {
+        pointer: at,
+        reason: `has a compile cost of ${walk.cost} (subschemas, keywords, enum values and required names), more than the ${SCHEMA_LIMITS.maxCost} a JSON Schema may have`,
+      },
+    ]);
+  }
   const patterns = walk.patternErrors();
   if (patterns.length > 0) return errors(patterns);
   const unfolding = new Unfolding(walk).errorsFrom(root, at);
-  return unfolding.length > 0 ? errors(unfolding) : { errors: [], subschemas: walk.count };
+  return unfolding.length > 0 ? errors(unfolding) : { errors: [], cost: walk.cost };
 }
 
 export interface Measure {
   errors: FieldError[];
-  /** 0 when the schema is refused. */
-  subschemas: number;
+  /** The compile cost (SCHEMA_LIMITS.maxCost); 0 when the schema is refused. */
+  cost: number;
 }
 
 /** The pointer of the first value nested deeper than `max`, if any. */
@@ -139,12 +154,18 @@ function depthOver(value: unknown, max: number, at: string): string | undefined 
 
 class Walk {
   count = 0;
+  cost = 0;
   readonly nodes = new Map<Record<string, unknown>, Node>();
   /** `$dynamicAnchor` names: a `$dynamicRef` may land on any of them (its scope is the caller's). */
   readonly dynamicAnchors = new Map<string, Node[]>();
 
   node(schema: Record<string, unknown>, at: string, parent: Resource | undefined): Node {
     this.count += 1;
+    this.cost += 1 + Object.keys(schema).length;
+    for (const k of ["enum", "required"]) {
+      const list = schema[k];
+      if (Array.isArray(list)) this.cost += Math.min(list.length, AJV_LOOP_AFTER);
+    }
     const resource: Resource =
       parent === undefined || typeof schema["$id"] === "string"
         ? { root: schema, at, anchors: new Map() }
