@@ -122,7 +122,8 @@ function compileNow(schema: unknown): SchemaOutcome {
       { pointer: "", reason: `is not a valid JSON Schema: ${(e as Error).message}` },
     ]);
   } finally {
-    ajv.removeSchema(schema);
+    // Ajv caches by the object; `true` and `false` it refuses to remove (it throws).
+    if (typeof schema === "object") ajv.removeSchema(schema);
   }
 }
 

@@ -72,6 +72,9 @@ void describe("schema compiler", () => {
     assert.equal(schemaCompileStats.compiles - before.compiles, 1);
     assert.equal(schemaCompileStats.hits - before.hits, 1);
     assert.equal(a({ n: 3 }), false);
+    // Boolean schemas are schemas too (Ajv refuses to uncache them: it throws).
+    assert.equal(checkOf(true)({ any: 1 }), true);
+    assert.equal(checkOf(false)({}), false);
     // A refusal is cached too: a published schema that no longer compiles costs nothing again.
     const bad = { $dynamicAnchor: "x", $dynamicRef: "#x" };
     assert.equal(compileSchema(bad).ok, false);
