@@ -1,13 +1,14 @@
 /**
  * The one compiler of tenant-supplied JSON Schemas — a definition's `vars`
  * and each userTask's `form`, at validate and publish time, when a run
- * starts (by REST, a hook, a sub-process) and when a task completes. Each
+ * starts (over REST or by a hook) and when a task completes. Each
  * schema is measured against SCHEMA_LIMITS before anything compiles it,
  * checked against the draft 2020-12 meta-schema, then compiled with its
- * patterns and formats on RE2; the outcome, a check or the findings that
- * refused it, is cached by the schema's JSON text, so a form compiles once
- * however many tasks and versions carry it, and a published schema that no
- * longer compiles (refused by a newer rule) is refused at once each time.
+ * patterns and formats on RE2 and a linear `uniqueItems` (unique-items.ts);
+ * the outcome, a check or the findings that refused it, is cached by the
+ * schema's JSON text, so a form compiles once however many tasks and
+ * versions carry it, and a published schema that no longer compiles
+ * (refused by a newer rule) is refused at once each time.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
@@ -16,6 +17,7 @@ import type { FieldError } from "../../domain/errors.ts";
 import { linearRegExpEngine } from "./linear-regexp.ts";
 import { addSchemaFormats } from "./schema-formats.ts";
 import { schemaLimitErrors } from "./schema-limits.ts";
+import { linearUniqueItems } from "./unique-items.ts";
 
 export type SchemaOutcome =
   | { ok: true; check: ValidateFunction }
@@ -157,6 +159,7 @@ function compilingAjv(): Ajv2020 {
   if (compiler === undefined || compiledBy >= COMPILES_PER_INSTANCE) {
     compiler = new Ajv2020({ ...OPTIONS, meta: false, validateSchema: false });
     addSchemaFormats(compiler);
+    compiler.removeKeyword("uniqueItems").addKeyword(linearUniqueItems);
     compiledBy = 0;
   }
   compiledBy += 1;
