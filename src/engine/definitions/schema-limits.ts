@@ -74,9 +74,9 @@ interface Node {
   children: Node[];
 }
 
+/** A schema resource: the root of the schema, or a subschema with an `$id`. */
 interface Resource {
   root: Record<string, unknown>;
-  at: string;
   anchors: Map<string, Node>;
 }
 
@@ -168,7 +168,7 @@ class Walk {
     }
     const resource: Resource =
       parent === undefined || typeof schema["$id"] === "string"
-        ? { root: schema, at, anchors: new Map() }
+        ? { root: schema, anchors: new Map() }
         : parent;
     const node: Node = { schema, at, resource, children: [] };
     this.nodes.set(schema, node);
