@@ -24,9 +24,14 @@ export type SchemaOutcome =
   /** Pointers relative to the schema ("" is the schema itself). */
   | { ok: false; errors: readonly FieldError[] };
 
-/** Outcomes kept, and their schemas' JSON text in all (a schema is at most 128 KiB). */
+/**
+ * Outcomes kept, and their schemas' JSON text in all. A form is a few KiB,
+ * so a thousand fit; a check's code is many times its text (343 KB for the
+ * 20 KB of 499 two-keyword properties), so the text bound is what keeps the
+ * cache to tens of MB when the schemas are large.
+ */
 const CACHED_SCHEMAS = 1_000;
-const CACHED_TEXT = 32 * 1024 * 1024;
+const CACHED_TEXT = 4 * 1024 * 1024;
 /**
  * Ajv keeps every pattern and format it ever used in its instance, so the
  * compiling one is replaced after this many compiles; checks compiled by
