@@ -227,6 +227,46 @@ void describe("JSON Schemas in definitions: limits, RE2, refusal at validate and
     }
   });
 
+  test("a task whose form the engine no longer runs: its completion is a 409, the task stays open", async () => {
+    const store = (tf.definitions as unknown as { store: DefinitionVersionStore }).store;
+    const out = await store.publishVersion({
+      tenantId: actor.tenantId,
+      key: "old-form",
+      name: "old-form",
+      definition: {
+        key: "old-form",
+        name: "old-form",
+        start: "t",
+        states: {
+          t: {
+            type: "userTask",
+            assignee: { user: "carol" },
+            title: "t",
+            form: { $dynamicAnchor: "x", $dynamicRef: "#x" },
+            next: "done",
+          },
+          done: { type: "end" },
+        },
+      },
+      createdBy: "alice",
+      at: Date.now(),
+      consumesDraft: undefined,
+      checkHeads: () => undefined,
+    });
+    assert.equal(out.published, true);
+    const r = await call("POST", "/v1/processes", { processKey: "old-form", vars: {} });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const task = await until(async (): Promise<{ id: string } | undefined> => {
+      const list = await call("GET", "/v1/tasks?user=carol");
+      const items = list.body.items as { id: string; rootInstanceId: string }[];
+      return items.find((t) => t.rootInstanceId === r.body.instanceId);
+    });
+    const done = await call("POST", `/v1/tasks/${task.id}/complete`, { vars: {} }, "carol");
+    assert.equal(done.status, 409, JSON.stringify(done.body));
+    assert.match(done.body.detail, /form cannot be checked.*\/form\/\$dynamicRef/);
+    assert.equal((await call("GET", `/v1/tasks/${task.id}`)).body.status, "open");
+  });
+
   test("a required checkbox must be ticked; an optional one may be left", async () => {
     await tf.definitions.publish(actor, "revoke", {
       key: "revoke",
