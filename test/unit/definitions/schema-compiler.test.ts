@@ -134,6 +134,20 @@ void describe("schema compiler", () => {
     }
   });
 
+  test("patternProperties: 20 patterns at most, counted with references unfolded", () => {
+    const patterns = (n: number, from = 0) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`^x${from + i}$`, {}]));
+    assert.deepEqual(schemaFindings({ patternProperties: patterns(20) }, "/f"), []);
+    assert.match(
+      schemaFindings({ patternProperties: patterns(21) }, "/f")[0]?.reason ?? "",
+      /has 21 patternProperties patterns/,
+    );
+    // 8 patterns reached through three references count 24 (and their definition 8 more).
+    const shared = { $defs: { p: { patternProperties: patterns(8, 100) } } };
+    const thrice = { ...shared, allOf: [1, 2, 3].map(() => ({ $ref: "#/$defs/p" })) };
+    assert.match(schemaFindings(thrice, "/f")[0]?.reason ?? "", /has 32 patternProperties/);
+  });
+
   test("a schema nested past JSON.stringify's stack (an embedding caller's) is a finding", () => {
     let deep: unknown = {};
     for (let i = 0; i < 20_000; i++) deep = { not: deep };
