@@ -12,7 +12,7 @@ import { definitionDiff, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";
 import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
 import { isRecord } from "./json-pointer.ts";
-import { formAjv } from "./json-schema-checks.ts";
+import { prepareSchemaCompiler } from "./schema-compiler.ts";
 import { validator } from "./schema-check.ts";
 import { triggerErrors, type PublishedTrigger } from "./trigger-checks.ts";
 import {
@@ -54,7 +54,7 @@ export class DefinitionVersions {
    */
   prepare(): void {
     validator();
-    formAjv();
+    prepareSchemaCompiler();
   }
 
   /** Without a registry: the step and workflow checks are reported as not made. */

@@ -1,80 +1,53 @@
 /**
  * The JSON Schemas a definition carries — the process `vars` and each
- * userTask's `form` — are themselves valid draft 2020-12 schemas: checked
- * against the meta-schema, then compiled, which also refuses unknown
- * keywords (Ajv's strict mode: a typo such as `requried` would otherwise
- * silently check nothing) and references that cannot be resolved.
+ * userTask's `form` — are themselves valid draft 2020-12 schemas that the
+ * engine can run: within the limits of schema-limits.ts (each one, and all
+ * of a definition's together), valid against the meta-schema, then compiled
+ * (schema-compiler.ts), which also refuses unknown keywords (Ajv's strict
+ * mode: a typo such as `requried` would otherwise silently check nothing),
+ * references that cannot be resolved and patterns RE2 cannot run. A schema
+ * refused here would otherwise fail every run start or completion after the
+ * publish.
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import type { FieldError } from "../../domain/errors.ts";
 import { scopesOf } from "./definition-scopes.ts";
 import { isRecord, pointer } from "./json-pointer.ts";
+import { schemaFindings } from "./schema-compiler.ts";
+import { measureSchema, SCHEMA_LIMITS } from "./schema-limits.ts";
 
 export function jsonSchemaErrors(doc: unknown): FieldError[] {
-  const errors: FieldError[] = [];
-  if (isRecord(doc) && doc["vars"] !== undefined) checkSchema(doc["vars"], "/vars", errors);
+  const schemas: { schema: unknown; at: string }[] = [];
+  if (isRecord(doc) && doc["vars"] !== undefined)
+    schemas.push({ schema: doc["vars"], at: "/vars" });
   for (const scope of scopesOf(doc)) {
     for (const s of scope.states) {
       const form = s.state["form"];
       if (s.type === "userTask" && form !== undefined) {
-        checkSchema(form, pointer(s.at, "form"), errors);
+        schemas.push({ schema: form, at: pointer(s.at, "form") });
       }
     }
   }
+  // The schema check names a form that is neither an object nor a boolean.
+  const checked = schemas.filter(({ schema }) => isRecord(schema) || typeof schema === "boolean");
+  const errors: FieldError[] = [];
+  // Measured before anything compiles: a form repeated in many states compiles once (the
+  // compiler's cache), so it counts once.
+  const counted = new Map<string, number>();
+  for (const { schema, at } of checked) {
+    const m = measureSchema(schema, at);
+    errors.push(...m.errors);
+    counted.set(JSON.stringify(schema), m.cost);
+  }
+  if (errors.length > 0) return errors;
+  const total = [...counted.values()].reduce((a, b) => a + b, 0);
+  if (total > SCHEMA_LIMITS.maxDefinitionCost) {
+    return [
+      {
+        pointer: "",
+        reason: `has JSON Schemas (vars and forms) of a compile cost of ${total} together, more than the ${SCHEMA_LIMITS.maxDefinitionCost} a definition may have`,
+      },
+    ];
+  }
+  for (const { schema, at } of checked) errors.push(...schemaFindings(schema, at));
   return errors;
-}
-
-let shared: Ajv2020 | undefined;
-
-/**
- * One Ajv for every form: building one compiles the meta-schema, hundreds of
- * times the cost of checking a form. `addUsedSchema: false` keeps a form's
- * `$id` out of the instance, so two forms may use the same one; each is
- * removed from the cache after its check, so the instance does not grow.
- */
-export function formAjv(): Ajv2020 {
-  shared ??= newFormAjv();
-  return shared;
-}
-
-function newFormAjv(): Ajv2020 {
-  const ajv = new Ajv2020({
-    addUsedSchema: false,
-    allErrors: true,
-    strict: true,
-    // Only unknown keywords are refused; these others are style, and Ajv would log them.
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    // A form refers to nothing outside itself.
-    loadSchema: undefined,
-  });
-  addFormats.default(ajv);
-  return ajv;
-}
-
-function checkSchema(schema: unknown, at: string, errors: FieldError[]): void {
-  if (!isRecord(schema) && typeof schema !== "boolean") return; // the schema check says so
-  const ajv = formAjv();
-  if (!ajv.validateSchema(schema)) {
-    const seen = new Set<string>();
-    for (const e of ajv.errors ?? []) {
-      // One finding per place: the meta-schema's anyOf alternatives repeat it.
-      if (seen.has(e.instancePath)) continue;
-      seen.add(e.instancePath);
-      errors.push({
-        pointer: at + e.instancePath,
-        reason: `is not a valid JSON Schema: ${e.message ?? e.keyword}`,
-      });
-    }
-    return;
-  }
-  try {
-    ajv.compile(schema);
-  } catch (e) {
-    errors.push({ pointer: at, reason: `is not a valid JSON Schema: ${(e as Error).message}` });
-  } finally {
-    ajv.removeSchema(schema);
-  }
 }

@@ -186,7 +186,9 @@ void describe("validateDefinition: each kind of finding", () => {
   test("a form with an unresolvable $ref", () => {
     const d = doc();
     d.states.review.form = { $ref: "#/$defs/missing" };
-    assertFindings(d, [["/states/review/form", /can't resolve reference/]]);
+    assertFindings(d, [
+      ["/states/review/form/$ref", /'#\/\$defs\/missing', which this schema does not have/],
+    ]);
   });
 
   test("durations: a bad one; ISO, compact, milliseconds and { expr } are fine", () => {

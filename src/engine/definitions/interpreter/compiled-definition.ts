@@ -5,7 +5,8 @@
  * expressions are compiled where they are evaluated, in the expression sandbox.
  */
 import type { ValidateFunction } from "ajv";
-import { formAjv } from "../json-schema-checks.ts";
+import { conflict } from "../../../domain/errors.ts";
+import { compileSchema } from "../schema-compiler.ts";
 import type { Branch, ProcessDefinition, State } from "../definition-language.ts";
 
 /** Where a run's states come from: the definition's top level, or a parallel branch in it. */
@@ -47,11 +48,23 @@ export class CompiledDefinition {
     return s;
   }
 
-  /** The `vars` schema compiled, or null when the definition has none. */
+  /**
+   * The `vars` schema compiled, or null when the definition has none. A
+   * version published before a rule it breaks (a recursive schema, a pattern
+   * RE2 cannot run) is refused as a conflict on every start, naming why.
+   */
   varsValidator(): ValidateFunction | null {
     if (this.varsCheck !== undefined) return this.varsCheck;
     const schema = this.definition.vars;
-    this.varsCheck = schema === undefined ? null : formAjv().compile(schema);
+    if (schema === undefined) return (this.varsCheck = null);
+    const outcome = compileSchema(schema);
+    if (!outcome.ok) {
+      const why = outcome.errors.map((e) => `/vars${e.pointer} ${e.reason}`).join("; ");
+      throw conflict(
+        `version ${this.version} of '${this.key}' has a vars schema the engine cannot run (${why}): publish a version that passes validation`,
+      );
+    }
+    this.varsCheck = outcome.check;
     return this.varsCheck;
   }
 }

@@ -2,8 +2,9 @@
  * Completing a task of a definition's userTask: the action must be one of the
  * state's actions, and the submitted vars must match its `form`. Both are
  * read from the referral's vars (written by user-task-state.ts), so the check
- * needs no definition. A refused completion changes nothing: the task stays
- * open, and the 400 names the failing pointer.
+ * needs no definition; a required checkbox must be ticked (required-checkboxes.ts).
+ * A refused completion changes nothing: the task stays open, and the 400 names
+ * the failing pointer.
  *
  * The form is the completion's input, so it is checked after the task's state
  * and the actor's permission (complete.ts's assertRules, on the task read
@@ -11,22 +12,21 @@
  */
 import type { ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
-import { invalidDocument, type FieldError } from "../../../domain/errors.ts";
+import { conflict, invalidDocument, type FieldError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
 import { assertRules } from "../../human-tasks/complete.ts";
 import type { Directory, TaskStore } from "../../ports.ts";
-import { formAjv } from "../json-schema-checks.ts";
+import { untickedCheckboxErrors } from "../required-checkboxes.ts";
+import { compileSchema } from "../schema-compiler.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
 import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
 
-const FORMS_CACHED = 1_000;
 /** Task ids known to be plain (about 100 bytes each). */
 const PLAIN_TASKS_CACHED = 100_000;
 
 export class DefinitionTaskChecks extends HumanTaskApiDecorator {
-  readonly #forms = new LRUCache<string, ValidateFunction>({ max: FORMS_CACHED });
   // Tasks assigned through these use cases belong to no definition (a run assigns through
   // the bridge): their completion skips the read the check needs, as a REST cycle's do.
   readonly #plain = new LRUCache<string, true>({ max: PLAIN_TASKS_CACHED });
@@ -80,26 +80,25 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
     const form = rv[FORM_VAR];
     if (typeof form === "object" && form !== null) {
       const { action: _a, ...data } = vars ?? {};
-      const check = this.#form(form as Record<string, unknown>);
+      const check = formCheck(form);
       if (!check(data)) {
         for (const e of check.errors ?? []) {
           errors.push({ pointer: `/vars${e.instancePath}`, reason: e.message ?? e.keyword });
         }
       }
+      errors.push(...untickedCheckboxErrors(form, data));
     }
     if (errors.length > 0) {
       throw invalidDocument(`the completion does not match the task's state`, errors);
     }
   }
+}
 
-  #form(schema: Record<string, unknown>): ValidateFunction {
-    const text = JSON.stringify(schema);
-    let check = this.#forms.get(text);
-    if (check === undefined) {
-      check = formAjv().compile(schema);
-      formAjv().removeSchema(schema);
-      this.#forms.set(text, check);
-    }
-    return check;
-  }
+/** The task's form compiled (cached by its text in the compiler). */
+function formCheck(form: object): ValidateFunction {
+  const outcome = compileSchema(form);
+  if (outcome.ok) return outcome.check;
+  // A form published before a rule it breaks: the task cannot be completed through it.
+  const why = outcome.errors.map((e) => `/form${e.pointer} ${e.reason}`).join("; ");
+  throw conflict(`the task's form cannot be checked (${why}); cancel the run or its task`);
 }

@@ -1,0 +1,172 @@
+/**
+ * The one compiler of tenant-supplied JSON Schemas — a definition's `vars`
+ * and each userTask's `form`, at validate and publish time, when a run
+ * starts (over REST or by a hook) and when a task completes. Each
+ * schema is measured against SCHEMA_LIMITS before anything compiles it,
+ * checked against the draft 2020-12 meta-schema, then compiled with its
+ * patterns and formats on RE2 and a linear `uniqueItems` (unique-items.ts);
+ * the outcome, a check or the findings that refused it, is cached by the
+ * schema's JSON text, so a form compiles once however many tasks and
+ * versions carry it, and a published schema that no longer compiles
+ * (refused by a newer rule) is refused at once each time.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
+import { LRUCache } from "lru-cache";
+import type { FieldError } from "../../domain/errors.ts";
+import { linearRegExpEngine } from "./linear-regexp.ts";
+import { addSchemaFormats } from "./schema-formats.ts";
+import { schemaLimitErrors } from "./schema-limits.ts";
+import { linearUniqueItems } from "./unique-items.ts";
+
+export type SchemaOutcome =
+  | { ok: true; check: ValidateFunction }
+  /** Pointers relative to the schema ("" is the schema itself). */
+  | { ok: false; errors: readonly FieldError[] };
+
+/**
+ * Outcomes kept, and their schemas' JSON text in all. A form is a few KiB,
+ * so a thousand fit; a check's code is many times its text (343 KB for the
+ * 20 KB of 499 two-keyword properties), so the text bound is what keeps the
+ * cache to tens of MB when the schemas are large.
+ */
+const CACHED_SCHEMAS = 1_000;
+const CACHED_TEXT = 4 * 1024 * 1024;
+/**
+ * Ajv keeps every pattern and format it ever used in its instance, so the
+ * compiling one is replaced after this many compiles; checks compiled by
+ * the old one keep working (each holds what it uses).
+ */
+const COMPILES_PER_INSTANCE = 500;
+
+const outcomes = new LRUCache<string, SchemaOutcome>({
+  max: CACHED_SCHEMAS,
+  maxSize: CACHED_TEXT,
+  sizeCalculation: (_v, text) => Math.max(1, text.length),
+});
+
+let meta: Ajv2020 | undefined;
+let compiler: Ajv2020 | undefined;
+let compiledBy = 0;
+
+export const schemaCompileStats = { compiles: 0, hits: 0, compileMs: 0 };
+
+/**
+ * Builds the meta-schema's validator now: on a busy machine that blocks for
+ * a second or more, which a server must do before it serves, not in the
+ * first request.
+ */
+export function prepareSchemaCompiler(): void {
+  metaAjv();
+}
+
+/** The schema compiled, or what refuses it; cached by its JSON text. */
+export function compileSchema(schema: unknown): SchemaOutcome {
+  let text: string;
+  try {
+    text = JSON.stringify(schema) ?? "undefined";
+  } catch {
+    // Nested so deep JSON.stringify overflows the stack (only an embedding caller can send
+    // one): the depth limit names it.
+    const errors = schemaLimitErrors(schema, "");
+    return refused(errors.length > 0 ? errors : [{ pointer: "", reason: "nests too deeply" }]);
+  }
+  const cached = outcomes.get(text);
+  if (cached !== undefined) {
+    schemaCompileStats.hits += 1;
+    return cached;
+  }
+  const started = performance.now();
+  const outcome = compileNow(schema);
+  schemaCompileStats.compiles += 1;
+  schemaCompileStats.compileMs += performance.now() - started;
+  outcomes.set(text, outcome);
+  return outcome;
+}
+
+/** The findings about `schema` as a JSON Schema, their pointers under `at`. */
+export function schemaFindings(schema: unknown, at: string): FieldError[] {
+  const outcome = compileSchema(schema);
+  if (outcome.ok) return [];
+  return outcome.errors.map((e) => ({ pointer: at + e.pointer, reason: e.reason }));
+}
+
+function compileNow(schema: unknown): SchemaOutcome {
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null)) {
+    return refused([{ pointer: "", reason: "is not a JSON Schema: an object or a boolean" }]);
+  }
+  const limits = schemaLimitErrors(schema, "");
+  if (limits.length > 0) return refused(limits);
+  const m = metaAjv();
+  let valid: boolean;
+  try {
+    valid = m.validateSchema(schema) as boolean;
+  } catch (e) {
+    // A `$schema` naming another draft: its meta-schema is not there to check against.
+    return refused([
+      { pointer: "/$schema", reason: `is not a valid JSON Schema: ${(e as Error).message}` },
+    ]);
+  }
+  if (!valid) {
+    const seen = new Set<string>();
+    const errors: FieldError[] = [];
+    for (const e of m.errors ?? []) {
+      // One finding per place: the meta-schema's anyOf alternatives repeat it.
+      if (seen.has(e.instancePath)) continue;
+      seen.add(e.instancePath);
+      errors.push({
+        pointer: e.instancePath,
+        reason: `is not a valid JSON Schema: ${e.message ?? e.keyword}`,
+      });
+    }
+    return refused(errors);
+  }
+  const ajv = compilingAjv();
+  try {
+    return { ok: true, check: ajv.compile(schema) };
+  } catch (e) {
+    return refused([
+      { pointer: "", reason: `is not a valid JSON Schema: ${(e as Error).message}` },
+    ]);
+  } finally {
+    // Ajv caches by the object; `true` and `false` it refuses to remove (it throws).
+    if (typeof schema === "object") ajv.removeSchema(schema);
+  }
+}
+
+const refused = (errors: readonly FieldError[]): SchemaOutcome => ({ ok: false, errors });
+
+const OPTIONS = {
+  // A schema's `$id` stays out of the instance, so two forms may use the same one.
+  addUsedSchema: false,
+  allErrors: true,
+  strict: true,
+  // Only unknown keywords are refused; these others are style, and Ajv would log them.
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  // A form refers to nothing outside itself.
+  loadSchema: undefined,
+  // Ajv's optimising pass doubles the compile time of a wide schema for little gain in checking.
+  code: { regExp: linearRegExpEngine, optimize: false },
+} as const;
+
+function metaAjv(): Ajv2020 {
+  if (meta === undefined) {
+    meta = new Ajv2020(OPTIONS);
+    addSchemaFormats(meta);
+  }
+  return meta;
+}
+
+/** Without the meta-schema (metaAjv checks against it first), so building one is cheap. */
+function compilingAjv(): Ajv2020 {
+  if (compiler === undefined || compiledBy >= COMPILES_PER_INSTANCE) {
+    compiler = new Ajv2020({ ...OPTIONS, meta: false, validateSchema: false });
+    addSchemaFormats(compiler);
+    compiler.removeKeyword("uniqueItems").addKeyword(linearUniqueItems);
+    compiledBy = 0;
+  }
+  compiledBy += 1;
+  return compiler;
+}
