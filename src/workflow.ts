@@ -33,6 +33,7 @@ export function workflow<I = unknown, O = unknown>(
 }
 
 export type {
+  ChildOptions,
   HumanTaskOptions,
   HumanTaskResult,
   RetryPolicy,

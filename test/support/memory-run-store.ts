@@ -34,7 +34,7 @@ export class MemoryRunStore implements RunStore {
     const k = key(r.tenantId, r.id);
     const known = this.runs.get(k);
     if (known) return Promise.resolve({ run: clone(known), created: false });
-    const run = { ...initialRun(r, null), input: clone(r.input) };
+    const run = { ...initialRun(r, r.rootInstanceId ?? null), input: clone(r.input) };
     this.runs.set(k, run);
     this.events.set(k, new Map());
     this.signals.set(k, []);

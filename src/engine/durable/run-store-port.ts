@@ -30,6 +30,12 @@ export interface NewRun {
   startedBy: string;
   /** The root instance's definition key; default: the workflow's name. */
   definitionKey?: string | undefined;
+  /**
+   * A child run that belongs to its parent's process: this existing root
+   * instance instead of one of its own (nothing inserted), and its finish
+   * leaves that process open (the parent run owns it).
+   */
+  rootInstanceId?: string | undefined;
   now: number;
   /**
    * Start already leased by this owner (status running, lease until the given time)

@@ -40,7 +40,7 @@ import { recordServed } from "./sql/record-served.ts";
 import { requestCancel } from "./sql/request-cancel.ts";
 import { eventRow, toText, type RunDb } from "./sql/run-rows.ts";
 import { consumeSignal, dropSignals, peekSignal, sendSignal } from "./sql/signals.ts";
-import { startRun, startRunWriter, type StartRow } from "./sql/start-run.ts";
+import { startRun, startRunInProcess, startRunWriter, type StartRow } from "./sql/start-run.ts";
 import { suspend } from "./sql/suspend.ts";
 
 /** The PostgreSQL channel a run store notifies when a run becomes runnable. */
@@ -85,12 +85,14 @@ export class SqlRunStore implements RunStore {
   // ---- runs -------------------------------------------------------------------
 
   async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
-    const definitionId = await this.definitionId(r);
+    // A run in its parent's process has no root instance of its own, so no definition row either.
+    const shared = r.parentRunId !== null ? r.rootInstanceId : undefined;
+    const definitionId = shared === undefined ? await this.definitionId(r) : "";
     const startedBy =
       r.parentRunId !== null && r.startedBy === ""
         ? await reads.parentStarter(this.db, r.tenantId, r.parentRunId)
         : r.startedBy;
-    const instanceId = newId(r.now);
+    const instanceId = shared ?? newId(r.now);
     const inputText = toText(r.input);
     // The stored input is JSON: hand back what a read would return.
     const run = {
@@ -119,7 +121,8 @@ export class SqlRunStore implements RunStore {
     };
     try {
       // No lookup first, even for a caller's id: a duplicate fails the insert as a whole.
-      if (this.batches) await this.batches.starts.append(row);
+      if (shared !== undefined) await startRunInProcess(this.db, this.parts, row);
+      else if (this.batches) await this.batches.starts.append(row);
       else await startRun(this.db, this.parts, row);
     } catch (e) {
       if (!isDuplicateKey(this.parts, e)) throw e;
