@@ -53,7 +53,7 @@ for (const backend of backends) {
       const branchTasks = await env.openTasks("bob");
       assert.equal(branchTasks.length, 2);
       for (const t of branchTasks) {
-        assert.equal(t.rootInstanceId, started.instanceId, `${t.title}: under the process`);
+        assert.equal(t.rootInstanceId, started.instanceId, `task ${t.id}: under the process`);
         assert.equal(t.definitionKey, "pm-fork");
       }
       await assertNoInternalName(env, branchTasks);

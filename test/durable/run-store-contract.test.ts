@@ -277,6 +277,38 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal(await runs.sendSignal(T, "r1", { id: "z", name: "go", payload: 3 }, NOW), false);
     });
 
+    // MariaDB's utf8mb4_bin is PAD SPACE ('go' = 'go '): migration 013 makes it exact.
+    t("names and keys compare exactly: trailing spaces make another name", async (f) => {
+      const { runs, store } = f;
+      await runs.createRun(newRun("r1"));
+      const other = await runs.createRun(newRun("r1 ", { startedBy: "alice " }));
+      assert.equal(other.created, true, "'r1 ' is another run than 'r1'");
+      assert.equal((await runs.getRun(T, "r1 "))?.id, "r1 ");
+      await runs.sendSignal(
+        T,
+        "r1",
+        { id: "0190a000-0000-7000-8000-000000000001", name: "go ", payload: 1 },
+        NOW,
+      );
+      assert.equal(await runs.peekSignal(T, "r1", "go"), undefined, "'go ' is not 'go'");
+      assert.equal((await runs.peekSignal(T, "r1", "go "))?.payload, 1);
+      assert.equal((await runs.claimRuns("w1", NOW, NOW + 5_000, 2, ["wf"])).length, 2);
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      assert.equal(await runs.suspend(lease, null, ["go"], NOW + 1), "suspended");
+      assert.deepEqual(
+        (await runs.listRuns({ tenantId: T, startedBy: "alice", limit: 10 })).map((r) => r.id),
+        ["r1"],
+      );
+      assert.deepEqual(
+        (await runs.listRuns({ tenantId: T, workflow: "wf ", limit: 10 })).map((r) => r.id),
+        [],
+      );
+      if (store && sql) {
+        const procs = await store.listProcesses({ tenantId: T, startedBy: "alice", limit: 10 });
+        assert.equal(procs.length, 1, "'alice ' started the other process");
+      }
+    });
+
     t(
       "suspend parks the run; a signal or cancel wakes it; a pending one wakes it at once",
       async ({ runs }) => {

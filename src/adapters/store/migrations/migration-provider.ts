@@ -17,6 +17,7 @@ import { definitionVersions } from "./008-definition-versions.ts";
 import { definitionTenants } from "./010-definition-tenants.ts";
 import { cacheMutations } from "./011-cache-mutations.ts";
 import { cacheOwners } from "./012-cache-owners.ts";
+import { exactText } from "./013-exact-text.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -31,6 +32,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "010_definition_tenants": definitionTenants(d),
     "011_cache_mutations": cacheMutations(d),
     "012_cache_owners": cacheOwners(d),
+    "013_exact_text": exactText(d),
   };
 }
 
