@@ -3,6 +3,7 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
+import type { RunLimits } from "./engine/durable/run-limits.ts";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import { startBackgroundJobs, type JobErrorReporter } from "./background-jobs.ts";
@@ -37,6 +38,8 @@ interface DurableWiring extends DurableOptions {
   humanTasks?: HumanTaskBridge | undefined;
   /** Where the worker reports failed claims and heartbeats, unless its options say. */
   onWorkerError?: WorkerOptions["onError"];
+  /** Caps on signals and history per run (config: WF_RUN_MAX_*, WF_SIGNAL_MAX_BYTES). */
+  runLimits?: RunLimits | undefined;
 }
 
 export interface Durable {
@@ -90,7 +93,7 @@ export function createDurable(
           },
           database.wakeups,
         );
-  const runs = new DurableRuns(runStore, registry, worker);
+  const runs = new DurableRuns(runStore, registry, worker, Date.now, options.runLimits);
   return {
     registry,
     runStore,

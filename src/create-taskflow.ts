@@ -108,6 +108,11 @@ export async function createTaskflow(
     {
       ...options,
       humanTasks: humanTaskBridge(store, inbox, directory),
+      runLimits: {
+        maxPendingSignals: config.runMaxPendingSignals,
+        maxHistoryEvents: config.runMaxHistory,
+        maxSignalBytes: config.signalMaxBytes,
+      },
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),

@@ -70,8 +70,9 @@ export const runSchema = {
 
 export const historySchema = {
   type: "object",
-  required: ["items"],
+  required: ["items", "nextCursor"],
   properties: {
+    nextCursor: nullableString,
     items: {
       type: "array",
       items: {

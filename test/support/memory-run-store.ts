@@ -5,6 +5,7 @@
 import { isTerminal, type Run, type RunEvent, type RunSignal } from "../../src/domain/run.ts";
 import {
   initialRun,
+  signalRefusal,
   type FinishExtras,
   type HeldRun,
   type Lease,
@@ -12,6 +13,8 @@ import {
   type RunListQuery,
   type RunStore,
   type ServedRecord,
+  type SignalCaps,
+  type SignalRefused,
   type SuspendResult,
 } from "../../src/engine/durable/run-store-port.ts";
 import type { WorkflowFailure } from "../../src/domain/workflow-failure.ts";
@@ -64,11 +67,16 @@ export class MemoryRunStore implements RunStore {
     return Promise.resolve(clone(out));
   }
 
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]> {
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]> {
     this.calls++;
     const m = this.events.get(key(tenantId, runId)) ?? new Map<number, RunEvent>();
     const out = [...m.values()].filter((e) => e.seq >= fromSeq).sort((a, b) => a.seq - b.seq);
-    return Promise.resolve(clone(out));
+    return Promise.resolve(clone(limit === undefined ? out : out.slice(0, limit)));
   }
 
   claimRuns(
@@ -247,11 +255,17 @@ export class MemoryRunStore implements RunStore {
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined> {
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused> {
     const k = key(tenantId, runId);
     const r = this.runs.get(k);
     if (!r) return Promise.resolve(undefined);
     if (isTerminal(r.status)) return Promise.resolve(false);
+    const pending = this.signals.get(k)!.filter((s) => s.consumedSeq === null).length;
+    const seqs = [...this.events.get(k)!.keys()];
+    const length = seqs.length === 0 ? 0 : Math.max(...seqs) - r.firstSeq + 1;
+    const refused = signalRefusal(caps, pending, length);
+    if (refused !== undefined) return Promise.resolve(refused);
     this.signals.get(k)!.push({ ...clone(signal), at: now, consumedSeq: null });
     if (r.status === "waiting") r.wakeAt = now;
     return Promise.resolve(true);

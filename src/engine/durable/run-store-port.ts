@@ -120,14 +120,49 @@ export interface ServedRecord {
   forgetBefore: number;
 }
 
+/** What a signal from outside may not pass (0: no cap). */
+export interface SignalCaps {
+  /** Unconsumed signals of the run, this one included. */
+  maxPending: number;
+  /** Events of the run's current generation plus its unconsumed signals (each becomes one). */
+  maxHistory: number;
+}
+
+/** A signal refused by a cap: which one, and its value. */
+export interface SignalRefused {
+  refused: "pending" | "history";
+  cap: number;
+}
+
+/** The number of a run's events and unconsumed signals, against its caps. */
+export function signalRefusal(
+  caps: SignalCaps | undefined,
+  pending: number,
+  historyLength: number,
+): SignalRefused | undefined {
+  if (caps === undefined) return undefined;
+  if (caps.maxPending > 0 && pending + 1 > caps.maxPending) {
+    return { refused: "pending", cap: caps.maxPending };
+  }
+  if (caps.maxHistory > 0 && historyLength + pending + 1 > caps.maxHistory) {
+    return { refused: "history", cap: caps.maxHistory };
+  }
+  return undefined;
+}
+
 export interface RunStore {
   /** Inserts the run (and its root instance) unless (tenant, id) exists; idempotent start. */
   createRun(r: NewRun): Promise<{ run: Run; created: boolean }>;
   getRun(tenantId: string, id: string): Promise<Run | undefined>;
   /** Runs in id order, filtered. */
   listRuns(q: RunListQuery): Promise<Run[]>;
-  /** History events with seq >= fromSeq, in seq order. */
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]>;
+  /** History events with seq >= fromSeq, in seq order; at most `limit` of them when given. */
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]>;
 
   /**
    * Claims up to `limit` runs with wake_at <= now (pending, due timers, woken
@@ -198,14 +233,17 @@ export interface RunStore {
 
   /**
    * Stores a signal and wakes the run if it is waiting. undefined = no such run;
-   * false = the run has finished (signal not stored).
+   * false = the run has finished (signal not stored). With `caps`, checked with
+   * the run's row locked (so concurrent senders cannot pass a cap together): a
+   * refusal names the cap the signal would pass, and nothing is stored.
    */
   sendSignal(
     tenantId: string,
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined>;
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused>;
   /** Sets cancel_requested and wakes the run if waiting; undefined = no such run. */
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined>;
 

@@ -22,6 +22,8 @@ import {
   type RunListQuery,
   type RunStore,
   type ServedRecord,
+  type SignalCaps,
+  type SignalRefused,
   type SuspendResult,
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
@@ -160,8 +162,13 @@ export class SqlRunStore implements RunStore {
     return reads.listRuns(this.db, q);
   }
 
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]> {
-    return reads.loadHistory(this.db, tenantId, runId, fromSeq);
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]> {
+    return reads.loadHistory(this.db, tenantId, runId, fromSeq, limit);
   }
 
   // ---- claiming and leases ------------------------------------------------------
@@ -252,8 +259,9 @@ export class SqlRunStore implements RunStore {
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined> {
-    return sendSignal(this.db, this.parts, tenantId, runId, signal, now);
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused> {
+    return sendSignal(this.db, this.parts, tenantId, runId, signal, now, caps);
   }
 
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined> {
