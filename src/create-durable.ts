@@ -3,6 +3,7 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
+import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
 import type { RunLimits } from "./engine/durable/run-limits.ts";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
@@ -88,6 +89,8 @@ export function createDurable(
           registry,
           {
             onError: options.onWorkerError,
+            // The interpreter's code steps are this process's too: nodes without them check publishes.
+            servedSteps: registeredStepNames,
             ...workerOptions,
             contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
           },

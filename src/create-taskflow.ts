@@ -3,6 +3,8 @@
  * adapters — the store from DATABASE_URL, the directory from WF_USERS /
  * WF_GROUP_* — and wires them into the engine and the HTTP server.
  */
+import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
+import { ServedCodeNames } from "./engine/durable/served-code-names.ts";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -118,7 +120,11 @@ export async function createTaskflow(
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
     },
   );
-  const definitions = new DefinitionVersions(definitionStore);
+  // A definition's code steps and workflows: this node's, or a worker's that recorded them.
+  const codeNames = new ServedCodeNames(database.runs, (kind) =>
+    kind === "steps" ? registeredStepNames() : durable.registry.names(),
+  );
+  const definitions = new DefinitionVersions(definitionStore, undefined, codeNames);
   // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
   const triggerRoutes = triggerRoutesFor(config, definitionStore, cache.manager, (tenantId, e) =>
     server?.log.warn({ tenantId, cause: e.message }, "trigger routes: rebuild failed"),

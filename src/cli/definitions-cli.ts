@@ -20,6 +20,7 @@ import {
   type VersionSelector,
 } from "../engine/definitions/definition-versions.ts";
 import { validateDefinition } from "../engine/definitions/validate-definition.ts";
+import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
 import type { CliIo } from "./cli-io.ts";
 
 export const DEFINITIONS_HELP = `Usage: taskflow definitions <command> [options]
@@ -35,6 +36,9 @@ Options:
   --config <file>   JSON config file (DATABASE_URL and the rest, as for serve)
   --tenant <id>     tenant to publish in or read from (default: default)
   --actor <id>      who publishes (default: $USER, else cli)
+  --allow-unknown-steps
+                    publish though a call step or sub-process workflow is
+                    served by no worker yet (ahead of the deploy of its code)
 `;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -52,6 +56,7 @@ export async function runDefinitionsCli(
         config: { type: "string" },
         tenant: { type: "string" },
         actor: { type: "string" },
+        "allow-unknown-steps": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -69,6 +74,7 @@ export async function runDefinitionsCli(
     configFile: parsed.values.config,
     tenantId: parsed.values.tenant ?? "default",
     actorId: parsed.values.actor ?? env["USER"] ?? "cli",
+    allowUnknownSteps: parsed.values["allow-unknown-steps"] === true,
   };
   try {
     if (command === "validate" && args.length === 1) return await validate(args[0]!, io);
@@ -86,6 +92,7 @@ interface DbOptions {
   configFile: string | undefined;
   tenantId: string;
   actorId: string;
+  allowUnknownSteps: boolean;
 }
 
 /** Findings about one file, to print as FILE:POINTER. */
@@ -134,7 +141,9 @@ async function withVersions<T>(
   });
   try {
     await database.migrate();
-    return await fn(new DefinitionVersions(cache.store));
+    // What workers recorded serving (the CLI itself registers no steps or workflows).
+    const code = new ServedCodeNames(database.runs, () => []);
+    return await fn(new DefinitionVersions(cache.store, undefined, code));
   } finally {
     await cache.manager.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
@@ -149,7 +158,9 @@ async function publish(file: string, o: DbOptions, io: CliIo): Promise<number> {
     throw new InvalidDocumentError("invalid", [{ pointer: "/key", reason: "is required" }]);
   }
   const ctx = { tenantId: o.tenantId, actorId: o.actorId };
-  const published = await withVersions(o, io, (v) => v.publish(ctx, key, doc));
+  const published = await withVersions(o, io, (v) =>
+    v.publish(ctx, key, doc, { allowUnknownSteps: o.allowUnknownSteps }),
+  );
   io.out(`published ${published.key} version ${published.version}\n`);
   return 0;
 }

@@ -12,6 +12,7 @@ import {
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedKind,
   type ServedRecord,
   type SignalCaps,
   type SignalRefused,
@@ -291,13 +292,16 @@ export class MemoryRunStore implements RunStore {
       }
     }
     for (const w of r.workflows) this.served.set(key(w, r.node), r.now);
-    return Promise.resolve({ recorded: r.workflows.length, forgotten });
+    const steps = r.steps ?? [];
+    for (const s of steps) this.served.set(key(`step\u0001${s}`, r.node), r.now);
+    return Promise.resolve({ recorded: r.workflows.length + steps.length, forgotten });
   }
 
-  lastServed(workflow: string): Promise<number | null> {
+  lastServed(name: string, kind: ServedKind = "workflow"): Promise<number | null> {
     let last: number | null = null;
+    const prefix = key(kind === "step" ? `step\u0001${name}` : name, "");
     for (const [k, seenAt] of this.served) {
-      if (k.startsWith(key(workflow, "")) && (last === null || seenAt > last)) last = seenAt;
+      if (k.startsWith(prefix) && (last === null || seenAt > last)) last = seenAt;
     }
     return Promise.resolve(last);
   }

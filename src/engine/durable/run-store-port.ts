@@ -110,11 +110,16 @@ export interface FinishExtras {
   events: readonly RunEvent[];
 }
 
-/** A worker's word that it has the code of these workflows (see served-workflows.ts). */
+/** What a worker serves: workflows (runs it claims) or code steps (`call` states). */
+export type ServedKind = "workflow" | "step";
+
+/** A worker's word that it has the code of these workflows and steps (see served-workflows.ts). */
 export interface ServedRecord {
   /** The worker's owner id (host:pid:random): one set of rows per process. */
   node: string;
   workflows: readonly string[];
+  /** The code steps registered in its process (registerStep). */
+  steps?: readonly string[] | undefined;
   now: number;
   /** Rows of any node last refreshed before this no longer count: they are deleted. */
   forgetBefore: number;
@@ -253,6 +258,6 @@ export interface RunStore {
    * it wrote and how many it forgot.
    */
   recordServed(r: ServedRecord): Promise<{ recorded: number; forgotten: number }>;
-  /** When a worker last recorded serving `workflow` (epoch ms); null when none has. */
-  lastServed(workflow: string): Promise<number | null>;
+  /** When a worker last recorded serving `name` (epoch ms; a workflow by default); null when none has. */
+  lastServed(name: string, kind?: ServedKind): Promise<number | null>;
 }

@@ -18,6 +18,7 @@ import { definitionTenants } from "./010-definition-tenants.ts";
 import { cacheMutations } from "./011-cache-mutations.ts";
 import { cacheOwners } from "./012-cache-owners.ts";
 import { exactText } from "./013-exact-text.ts";
+import { servedSteps } from "./014-served-steps.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -33,6 +34,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "011_cache_mutations": cacheMutations(d),
     "012_cache_owners": cacheOwners(d),
     "013_exact_text": exactText(d),
+    "014_served_steps": servedSteps(d),
   };
 }
 

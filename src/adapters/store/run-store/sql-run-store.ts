@@ -21,6 +21,7 @@ import {
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedKind,
   type ServedRecord,
   type SignalCaps,
   type SignalRefused,
@@ -274,7 +275,7 @@ export class SqlRunStore implements RunStore {
     return recordServed(this.db, this.parts, r);
   }
 
-  lastServed(workflow: string): Promise<number | null> {
-    return lastServed(this.db, workflow);
+  lastServed(name: string, kind?: ServedKind): Promise<number | null> {
+    return lastServed(this.db, name, kind);
   }
 }
