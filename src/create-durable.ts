@@ -92,7 +92,11 @@ export function createDurable(
             // The interpreter's code steps are this process's too: nodes without them check publishes.
             servedSteps: registeredStepNames,
             ...workerOptions,
-            contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
+            contextOptions: {
+              ...(options.runLimits && { maxHistoryEvents: options.runLimits.maxHistoryEvents }),
+              ...workerOptions.contextOptions,
+              humanTasks: options.humanTasks,
+            },
           },
           database.wakeups,
         );
@@ -134,7 +138,12 @@ export async function startWorker(
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
-    const durable = createDurable(database, { workflows, worker, humanTasks });
+    const durable = createDurable(database, {
+      workflows,
+      worker,
+      humanTasks,
+      runLimits: runLimitsOf(config),
+    });
     await durable.start();
     const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;
@@ -153,4 +162,13 @@ export async function startWorker(
     await database.close().catch(() => undefined);
     throw e;
   }
+}
+
+/** The caps per run a config sets (engine/durable/run-limits.ts). */
+export function runLimitsOf(config: TaskflowConfig): RunLimits {
+  return {
+    maxPendingSignals: config.runMaxPendingSignals,
+    maxHistoryEvents: config.runMaxHistory,
+    maxSignalBytes: config.signalMaxBytes,
+  };
 }

@@ -14,7 +14,7 @@ import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
-import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
+import { createDurable, runLimitsOf, type Durable, type DurableOptions } from "./create-durable.ts";
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
@@ -110,11 +110,7 @@ export async function createTaskflow(
     {
       ...options,
       humanTasks: humanTaskBridge(store, inbox, directory),
-      runLimits: {
-        maxPendingSignals: config.runMaxPendingSignals,
-        maxHistoryEvents: config.runMaxHistory,
-        maxSignalBytes: config.signalMaxBytes,
-      },
+      runLimits: runLimitsOf(config),
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),

@@ -1,6 +1,6 @@
 /**
- * Caps on what callers outside a run may pile onto it (docs/durable.md, Limits
- * per run). Without them 150 signals of 200 KB made a 30 MB history that the
+ * Caps per run (docs/durable.md, Limits): on what callers outside a run may
+ * pile onto it, and on its history. Without them 150 signals of 200 KB made a 30 MB history that the
  * history route sent in one answer, and every replay of the run read again.
  * 0 turns a cap off.
  */
@@ -8,8 +8,9 @@ export interface RunLimits {
   /** Unconsumed signals a run may hold (WF_RUN_MAX_PENDING_SIGNALS). */
   maxPendingSignals: number;
   /**
-   * Events of a run's current generation, counting its unconsumed signals (each
-   * becomes one): past it a signal is refused (WF_RUN_MAX_HISTORY).
+   * Events of a run's current generation (WF_RUN_MAX_HISTORY): a signal that
+   * would pass it, counting the unconsumed ones (each becomes one), is refused,
+   * and the run's own next new call past it fails (history-cursor.ts).
    * continueAsNew starts the count again.
    */
   maxHistoryEvents: number;
