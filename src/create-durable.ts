@@ -3,6 +3,8 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
+import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
+import type { RunLimits } from "./engine/durable/run-limits.ts";
 import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import { startBackgroundJobs, type JobErrorReporter } from "./background-jobs.ts";
@@ -42,6 +44,8 @@ interface DurableWiring extends DurableOptions {
   onRunOutcome?: WorkerOptions["onOutcome"];
   /** Who exists: the starter of a run or a process must be a known user (none: anyone). */
   directory?: Directory | undefined;
+  /** Caps on signals and history per run (config: WF_RUN_MAX_*, WF_SIGNAL_MAX_BYTES). */
+  runLimits?: RunLimits | undefined;
 }
 
 export interface Durable {
@@ -91,12 +95,25 @@ export function createDurable(
           {
             onError: options.onWorkerError,
             onOutcome: options.onRunOutcome,
+            // The interpreter's code steps are this process's too: nodes without them check publishes.
+            servedSteps: registeredStepNames,
             ...workerOptions,
-            contextOptions: { ...workerOptions.contextOptions, humanTasks: options.humanTasks },
+            contextOptions: {
+              ...(options.runLimits && { maxHistoryEvents: options.runLimits.maxHistoryEvents }),
+              ...workerOptions.contextOptions,
+              humanTasks: options.humanTasks,
+            },
           },
           database.wakeups,
         );
-  const runs = new DurableRuns(runStore, registry, worker, Date.now, options.directory);
+  const runs = new DurableRuns(
+    runStore,
+    registry,
+    worker,
+    Date.now,
+    options.directory,
+    options.runLimits,
+  );
   return {
     registry,
     runStore,
@@ -140,7 +157,13 @@ export async function startWorker(
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
-    const durable = createDurable(database, { workflows, worker, humanTasks, directory });
+    const durable = createDurable(database, {
+      workflows,
+      worker,
+      humanTasks,
+      directory,
+      runLimits: runLimitsOf(config),
+    });
     await durable.start();
     const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;
@@ -159,4 +182,13 @@ export async function startWorker(
     await database.close().catch(() => undefined);
     throw e;
   }
+}
+
+/** The caps per run a config sets (engine/durable/run-limits.ts). */
+export function runLimitsOf(config: TaskflowConfig): RunLimits {
+  return {
+    maxPendingSignals: config.runMaxPendingSignals,
+    maxHistoryEvents: config.runMaxHistory,
+    maxSignalBytes: config.signalMaxBytes,
+  };
 }

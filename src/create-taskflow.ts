@@ -3,6 +3,8 @@
  * adapters — the store from DATABASE_URL, the directory from WF_USERS /
  * WF_GROUP_* — and wires them into the engine and the HTTP server.
  */
+import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
+import { ServedCodeNames } from "./engine/durable/served-code-names.ts";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -12,7 +14,7 @@ import { createDirectory } from "./adapters/directory/create-directory.ts";
 import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
-import { createDurable, type Durable, type DurableOptions } from "./create-durable.ts";
+import { createDurable, runLimitsOf, type Durable, type DurableOptions } from "./create-durable.ts";
 import type { Coordination } from "./engine/coordination/coordination.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
@@ -110,6 +112,7 @@ export async function createTaskflow(
       ...options,
       humanTasks: humanTaskBridge(store, inbox, directory),
       directory,
+      runLimits: runLimitsOf(config),
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),
@@ -123,7 +126,11 @@ export async function createTaskflow(
       ),
     },
   );
-  const definitions = new DefinitionVersions(definitionStore);
+  // A definition's code steps and workflows: this node's, or a worker's that recorded them.
+  const codeNames = new ServedCodeNames(database.runs, (kind) =>
+    kind === "steps" ? registeredStepNames() : durable.registry.names(),
+  );
+  const definitions = new DefinitionVersions(definitionStore, undefined, codeNames);
   // /v1/hooks is served only with a DefinitionRuns (the interpreter's, or a test's double).
   const triggerRoutes = triggerRoutesFor(config, definitionStore, cache.manager, (tenantId, e) =>
     server?.log.warn({ tenantId, cause: e.message }, "trigger routes: rebuild failed"),

@@ -42,6 +42,7 @@ export function workflow<I = unknown, O = unknown>(
 }
 
 export type {
+  ChildOptions,
   HumanTaskOptions,
   HumanTaskResult,
   RetryPolicy,

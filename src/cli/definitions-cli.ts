@@ -20,6 +20,7 @@ import {
   type VersionSelector,
 } from "../engine/definitions/definition-versions.ts";
 import { validateDefinition } from "../engine/definitions/validate-definition.ts";
+import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
 import type { CliIo } from "./cli-io.ts";
 
 export const DEFINITIONS_HELP = `Usage: taskflow definitions <command> [options]
@@ -35,6 +36,9 @@ Options:
   --config <file>   JSON config file (DATABASE_URL and the rest, as for serve)
   --tenant <id>     tenant to publish in or read from (default: default)
   --actor <id>      who publishes (default: $USER, else cli)
+  --allow-unknown-steps
+                    publish though a call step or sub-process workflow is
+                    served by no worker yet (ahead of the deploy of its code)
 
 Each command's own: 'taskflow definitions <command> --help'.
 `;
@@ -116,6 +120,7 @@ export async function runDefinitionsCli(
         config: { type: "string" },
         tenant: { type: "string" },
         actor: { type: "string" },
+        "allow-unknown-steps": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -147,6 +152,7 @@ export async function runDefinitionsCli(
     configFile: parsed.values.config,
     tenantId: parsed.values.tenant ?? "default",
     actorId: parsed.values.actor ?? env["USER"] ?? "cli",
+    allowUnknownSteps: parsed.values["allow-unknown-steps"] === true,
   };
   try {
     if (command === "validate" && args.length === 1) return await validate(args[0]!, io);
@@ -164,6 +170,7 @@ interface DbOptions {
   configFile: string | undefined;
   tenantId: string;
   actorId: string;
+  allowUnknownSteps: boolean;
 }
 
 /** Findings about one file, to print as FILE:POINTER. */
@@ -212,7 +219,9 @@ async function withVersions<T>(
   });
   try {
     await database.migrate();
-    return await fn(new DefinitionVersions(cache.store));
+    // What workers recorded serving (the CLI itself registers no steps or workflows).
+    const code = new ServedCodeNames(database.runs, () => []);
+    return await fn(new DefinitionVersions(cache.store, undefined, code));
   } finally {
     await cache.manager.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
@@ -227,7 +236,9 @@ async function publish(file: string, o: DbOptions, io: CliIo): Promise<number> {
     throw new InvalidDocumentError("invalid", [{ pointer: "/key", reason: "is required" }]);
   }
   const ctx = { tenantId: o.tenantId, actorId: o.actorId };
-  const published = await withVersions(o, io, (v) => v.publish(ctx, key, doc));
+  const published = await withVersions(o, io, (v) =>
+    v.publish(ctx, key, doc, { allowUnknownSteps: o.allowUnknownSteps }),
+  );
   io.out(
     published.unchanged === true
       ? `unchanged: ${published.key} version ${published.version} is this definition already\n`

@@ -296,6 +296,11 @@ export interface RunListOptions extends PageOptions, CreatedRangeOptions {
  */
 export type RunEvent = RunEventJson;
 
+/** One page of a run's history; `nextCursor` null on the last. */
 export interface RunHistory {
   items: RunEvent[];
+  nextCursor: string | null;
 }
+
+/** A history page: `limit` 1–500 (server default 500; a page also stops near 1 MiB of data). */
+export type RunHistoryOptions = PageOptions;

@@ -10,7 +10,9 @@ import type {
   Page,
   PageOptions,
   Run,
+  RunEvent,
   RunHistory,
+  RunHistoryOptions,
   RunListOptions,
   Task,
 } from "./client-types.ts";
@@ -65,9 +67,15 @@ export class TaskflowReader {
     return this.get(path`/v1/runs/${runId}`);
   }
 
-  /** `GET /v1/runs/{id}/history`: the current generation's events in `seq` order (not paged). */
-  getRunHistory(runId: string): Promise<RunHistory> {
-    return this.get(path`/v1/runs/${runId}/history`);
+  /** `GET /v1/runs/{id}/history`: a page of the current generation's events in `seq` order. */
+  getRunHistory(runId: string, options: RunHistoryOptions = {}): Promise<RunHistory> {
+    const { limit, cursor } = options;
+    return this.get(path`/v1/runs/${runId}/history`, { limit, cursor });
+  }
+
+  /** Every event of the current generation, in `seq` order, following `nextCursor`. */
+  getRunHistoryAll(runId: string, options: RunHistoryOptions = {}): AsyncGenerator<RunEvent> {
+    return items((cursor) => this.getRunHistory(runId, { ...options, cursor }), options.cursor);
   }
 
   /** `GET /v1/runs?status=&workflow=&startedBy=&createdAfter=&createdBefore=`: one page, in id order. */

@@ -45,6 +45,12 @@ export interface TaskflowConfig {
   readonly maxInFlight: number;
   /** Mean event-loop delay (ms, over 1 s) past which /v1 requests are shed with 503; 0 = off. */
   readonly maxEventLoopDelay: number;
+  /** Unconsumed signals a run may hold; a signal past it is 409; 0 = no cap. */
+  readonly runMaxPendingSignals: number;
+  /** Events of a run's generation (its unconsumed signals included) past which a signal is 409; 0 = no cap. */
+  readonly runMaxHistory: number;
+  /** Bytes of one signal's payload (stored JSON) past which it is 413; 0 = no cap. */
+  readonly signalMaxBytes: number;
   /** normal: a COMMIT survives a process crash; full: also an OS crash or power loss. */
   readonly sqliteSynchronous: SqliteSynchronous;
   /** Where locks, shared rate limits, idempotency keys and API keys live: sql (the store's database), redis or memory. */
@@ -134,6 +140,9 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "exposeErrorStacks",
   "maxInFlight",
   "maxEventLoopDelay",
+  "runMaxPendingSignals",
+  "runMaxHistory",
+  "signalMaxBytes",
   "sqliteSynchronous",
   "coordination",
   "redisUrl",
@@ -192,6 +201,12 @@ export interface ConfigOverrides {
   maxInFlight?: string | number | undefined;
   /** Milliseconds, as a number or a string of digits; 0 or "off" disables. */
   maxEventLoopDelay?: string | number | undefined;
+  /** A number, or a string of digits; 0 or "off" disables. */
+  runMaxPendingSignals?: string | number | undefined;
+  /** A number, or a string of digits; 0 or "off" disables. */
+  runMaxHistory?: string | number | undefined;
+  /** Bytes, as a number or a string of digits; 0 or "off" disables. */
+  signalMaxBytes?: string | number | undefined;
   /** "normal" or "full" (any case). */
   sqliteSynchronous?: string | undefined;
   /** "sql", "redis" or "memory". */

@@ -1,3 +1,4 @@
+import { DEFAULT_RUN_LIMITS } from "../engine/durable/run-limits.ts";
 import type { Layer } from "./layers.ts";
 import { settingsOf } from "./layers.ts";
 
@@ -93,6 +94,9 @@ export function defaultsLayer(): Layer {
     exposeErrorStacks: false,
     maxInFlight: DEFAULT_MAX_IN_FLIGHT,
     maxEventLoopDelay: DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+    runMaxPendingSignals: DEFAULT_RUN_LIMITS.maxPendingSignals,
+    runMaxHistory: DEFAULT_RUN_LIMITS.maxHistoryEvents,
+    signalMaxBytes: DEFAULT_RUN_LIMITS.maxSignalBytes,
     sqliteSynchronous: DEFAULT_SQLITE_SYNCHRONOUS,
     coordination: "sql",
     redisUrl: null,

@@ -16,7 +16,8 @@ export function parseMaxEventLoopDelay(value: unknown): number {
   return limit(value, MIN_EVENT_LOOP_DELAY_MS, MAX_EVENT_LOOP_DELAY_MS, "milliseconds");
 }
 
-function limit(value: unknown, min: number, max: number, unit: string): number {
+/** A whole number from min to max, or 0 / "off" (0): the form every load and size limit takes. */
+export function limit(value: unknown, min: number, max: number, unit: string): number {
   const text = typeof value === "string" ? value.trim().toLowerCase() : undefined;
   if (value === false || (text !== undefined && OFF.includes(text))) return 0;
   const n = text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : value;

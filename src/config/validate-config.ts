@@ -24,6 +24,11 @@ import {
   parseOidcUserClaim,
 } from "./parse-console-oidc.ts";
 import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts";
+import {
+  parseRunMaxHistory,
+  parseRunMaxPendingSignals,
+  parseSignalMaxBytes,
+} from "./parse-run-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
 import { parseTriggerResponseTimeout } from "./parse-trigger-timeout.ts";
 import { parseIdempotencyMarkerTtl } from "./parse-idempotency-marker-ttl.ts";
@@ -70,6 +75,9 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   exposeErrorStacks: parseBoolean,
   maxInFlight: parseMaxInFlight,
   maxEventLoopDelay: parseMaxEventLoopDelay,
+  runMaxPendingSignals: parseRunMaxPendingSignals,
+  runMaxHistory: parseRunMaxHistory,
+  signalMaxBytes: parseSignalMaxBytes,
   sqliteSynchronous: parseSqliteSynchronous,
   coordination: parseCoordination,
   redisUrl: parseRedisUrl,

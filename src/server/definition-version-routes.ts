@@ -126,8 +126,9 @@ export function definitionVersionRoutes(
         summary: "Validate a definition",
         description:
           "Every finding at once, each `{ pointer, reason }` with a JSON pointer into the document. " +
-          "Nothing is stored. Code steps and workflows are only known to workers, so those " +
-          "references are not checked here: `notChecked` says so.",
+          "Nothing is stored. A `call` step or a sub-process workflow that no worker serves " +
+          "(registered on this node, or recorded by a worker within the hour) is a finding " +
+          "naming it. Other definitions are checked only by publish: `notChecked` says so.",
         headers: tenantHeaders,
         body: definitionBody.content["application/json"].schema,
         response: {
@@ -144,14 +145,14 @@ export function definitionVersionRoutes(
                 },
               },
             },
-            { valid: true, notChecked: ["steps", "workflows", "definitions"] },
+            { valid: true, notChecked: ["definitions"] },
           ),
           ...apiErrors({ body: true }),
         },
       },
     },
-    (req, reply) => {
-      const result = definitions.validate(documentOf(req));
+    async (req, reply) => {
+      const result = await definitions.validate(documentOf(req));
       if (!result.valid) {
         throw invalidDocument(`the definition has ${result.errors.length} error(s)`, result.errors);
       }
@@ -202,13 +203,26 @@ export function definitionVersionRoutes(
           "Publishes the body if one is sent, else the key's draft (which is then consumed). " +
           "The version is the key's highest number + 1, never reused, whatever publishes race. " +
           "Also checked against the tenant's published definitions: sub-processes must name " +
-          "one, triggers must not take another definition's route. Creates the plain " +
-          "definition (key, name) if the key has none. A definition with no difference from " +
-          "the key's published head (as the diff tells, `/version` aside) makes no new " +
-          "version: 200 with the head's version and `unchanged: true` (a published draft is " +
-          "consumed all the same).",
+          "one, triggers must not take another definition's route, and every `call` step and " +
+          "sub-process workflow must be served by a worker (a 400 naming it), unless " +
+          "`allowUnknownSteps=true`: to publish ahead of the deploy that brings the code (its " +
+          "runs fail at that state until then). Creates the plain definition (key, name) if " +
+          "the key has none. A definition with no difference from the key's published head " +
+          "(as the diff tells, `/version` aside) makes no new version: 200 with the head's " +
+          "version and `unchanged: true` (a published draft is consumed all the same).",
         headers: actorHeaders,
         params: keyParams,
+        querystring: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            allowUnknownSteps: {
+              type: "string",
+              enum: ["true", "false"],
+              description: "true: publish though a code step or workflow is unknown to workers.",
+            },
+          },
+        },
         body: { type: ["object", "null"], additionalProperties: true },
         response: {
           201: jsonResponse(
@@ -239,7 +253,10 @@ export function definitionVersionRoutes(
     },
     async (req, reply) => {
       const body = req.body === null ? undefined : req.body;
-      const published = await definitions.publish(actorContext(req), req.params.key, body);
+      const { allowUnknownSteps } = req.query as { allowUnknownSteps?: "true" | "false" };
+      const published = await definitions.publish(actorContext(req), req.params.key, body, {
+        allowUnknownSteps: allowUnknownSteps === "true",
+      });
       return reply.code(published.unchanged === true ? 200 : 201).send(published);
     },
   );

@@ -141,4 +141,5 @@ export const historyExample = {
       },
     },
   ],
+  nextCursor: null,
 };

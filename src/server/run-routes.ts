@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunStatus } from "../domain/run.ts";
+import { HISTORY_PAGE_BYTES, MAX_HISTORY_PAGE } from "../engine/durable/run-limits.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import { historyExample, runExample } from "./openapi-examples.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
@@ -213,17 +214,38 @@ export function runRoutes(
     async (req) => view(await runs.get(tenantContext(req).tenantId, req.params.id)),
   );
 
-  app.get<{ Params: { id: string }; Headers: TenantHeaders }>(
+  app.get<{
+    Params: { id: string };
+    Querystring: { limit?: number; cursor?: string };
+    Headers: TenantHeaders;
+  }>(
     "/v1/runs/:id/history",
     {
+      preValidation: coerceLimit,
       schema: {
         tags: ["runs"],
-        summary: "A run's history (current generation), in order",
+        summary: "A page of a run's history (current generation), in order",
         description:
-          "The recorded events of the run's current generation in `seq` order (not paged; " +
-          "continueAsNew starts a new generation).",
+          "The recorded events of the run's current generation in `seq` order, paged: at " +
+          `most \`limit\` (1–${MAX_HISTORY_PAGE}, default ${MAX_HISTORY_PAGE}) and about ` +
+          `${HISTORY_PAGE_BYTES / 1024 / 1024} MiB of event data a page (at least one event); ` +
+          "`nextCursor` is null on the last page. continueAsNew starts a new generation.",
         headers: tenantHeaders,
         params: runIdParams,
+        querystring: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_HISTORY_PAGE,
+              default: MAX_HISTORY_PAGE,
+              description: `Page size (1–${MAX_HISTORY_PAGE}).`,
+            },
+            cursor: pageQueryProperties.cursor,
+          },
+        },
         response: {
           200: jsonResponse("The events", historySchema, historyExample),
           ...apiErrors({}, "NotFound"),
@@ -231,8 +253,15 @@ export function runRoutes(
       },
     },
     async (req) => {
-      const items = await runs.history(tenantContext(req).tenantId, req.params.id);
-      return { items: items.map((e) => eventView(e, exposeErrorStacks)) };
+      const { limit, cursor } = req.query;
+      const page = await runs.historyPage(tenantContext(req).tenantId, req.params.id, {
+        limit,
+        cursor: cursor === undefined ? undefined : decodeCursor(cursor),
+      });
+      return {
+        items: page.items.map((e) => eventView(e, exposeErrorStacks)),
+        nextCursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor),
+      };
     },
   );
 
@@ -244,7 +273,9 @@ export function runRoutes(
         summary: "Send a signal; the body (any JSON, or none) is its payload",
         description:
           "Stores the signal for the run; a ctx.waitForSignal(name) consumes it. A finished run " +
-          "is 409 Conflict. Names starting with `__` are reserved.",
+          "is 409 Conflict, and so is a run at a cap: WF_RUN_MAX_PENDING_SIGNALS signals it has " +
+          "not consumed, or WF_RUN_MAX_HISTORY events in its history counting those. A payload " +
+          "over WF_SIGNAL_MAX_BYTES is 413. Names starting with `__` are reserved.",
         headers: actorHeaders,
         params: {
           type: "object",

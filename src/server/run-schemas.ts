@@ -71,8 +71,9 @@ export const runSchema = {
 
 export const historySchema = {
   type: "object",
-  required: ["items"],
+  required: ["items", "nextCursor"],
   properties: {
+    nextCursor: nullableString,
     items: {
       type: "array",
       items: {

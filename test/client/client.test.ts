@@ -375,6 +375,13 @@ for (const kind of deployments) {
         assert.equal(signal?.name, "go");
         assert.deepEqual((signal?.data as { payload: unknown }).payload, { punctuation: "!" });
         assert.equal(typeof history.items[0]!.at, "string");
+        assert.equal(history.nextCursor, null);
+        // Paged: one event a page, followed to the end, is the same history.
+        const first = await client.getRunHistory(id, { limit: 1 });
+        assert.equal(first.items.length, 1);
+        assert.notEqual(first.nextCursor, null);
+        const paged = await collect(client.getRunHistoryAll(id, { limit: 1 }));
+        assert.deepEqual(paged, history.items);
 
         const listed = await collect(
           client.listRunsAll({ workflow: "greet", status: "completed" }),

@@ -277,6 +277,82 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal(await runs.sendSignal(T, "r1", { id: "z", name: "go", payload: 3 }, NOW), false);
     });
 
+    t("signal caps: pending and history, checked one sender at a time", async ({ runs }) => {
+      await runs.createRun(newRun("r1"));
+      const caps = { maxPending: 3, maxHistory: 0 };
+      const sig = (i: number) => ({
+        id: `0190a000-0000-7000-8000-00000000000${i}`,
+        name: "go",
+        payload: i,
+      });
+      // Ten at once: the cap holds under concurrency (the run's row is locked first).
+      const sent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => runs.sendSignal(T, "r1", sig(i), NOW, caps)),
+      );
+      assert.equal(sent.filter((r) => r === true).length, 3, JSON.stringify(sent));
+      for (const r of sent.filter((x) => x !== true)) {
+        assert.deepEqual(r, { refused: "pending", cap: 3 });
+      }
+      // Internal wake-ups carry no caps.
+      assert.equal(
+        await runs.sendSignal(T, "r1", { id: "w", name: "__task:x", payload: null }, NOW),
+        true,
+      );
+
+      await runs.createRun(newRun("r2"));
+      assert.equal((await runs.claimRuns("w1", NOW, NOW + 5_000, 5, ["wf"])).length, 2);
+      const lease: Lease = { tenantId: T, runId: "r2", owner: "w1" };
+      for (let i = 0; i < 4; i++) assert.equal(await runs.appendEvent(lease, ev(i)), true);
+      const history = { maxPending: 0, maxHistory: 5 };
+      assert.equal(await runs.sendSignal(T, "r2", sig(1), NOW, history), true);
+      assert.deepEqual(await runs.sendSignal(T, "r2", sig(2), NOW, history), {
+        refused: "history",
+        cap: 5,
+      });
+      assert.equal(
+        (await runs.peekSignal(T, "r2", "go"))?.payload,
+        1,
+        "the refused one is not stored",
+      );
+      assert.deepEqual(
+        (await runs.loadHistory(T, "r2", 1, 2)).map((e) => e.seq),
+        [1, 2],
+        "loadHistory takes a limit",
+      );
+    });
+
+    // MariaDB's utf8mb4_bin is PAD SPACE ('go' = 'go '): migration 015 makes it exact.
+    t("names and keys compare exactly: trailing spaces make another name", async (f) => {
+      const { runs, store } = f;
+      await runs.createRun(newRun("r1"));
+      const other = await runs.createRun(newRun("r1 ", { startedBy: "alice " }));
+      assert.equal(other.created, true, "'r1 ' is another run than 'r1'");
+      assert.equal((await runs.getRun(T, "r1 "))?.id, "r1 ");
+      await runs.sendSignal(
+        T,
+        "r1",
+        { id: "0190a000-0000-7000-8000-000000000001", name: "go ", payload: 1 },
+        NOW,
+      );
+      assert.equal(await runs.peekSignal(T, "r1", "go"), undefined, "'go ' is not 'go'");
+      assert.equal((await runs.peekSignal(T, "r1", "go "))?.payload, 1);
+      assert.equal((await runs.claimRuns("w1", NOW, NOW + 5_000, 2, ["wf"])).length, 2);
+      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+      assert.equal(await runs.suspend(lease, null, ["go"], NOW + 1), "suspended");
+      assert.deepEqual(
+        (await runs.listRuns({ tenantId: T, startedBy: "alice", limit: 10 })).map((r) => r.id),
+        ["r1"],
+      );
+      assert.deepEqual(
+        (await runs.listRuns({ tenantId: T, workflow: "wf ", limit: 10 })).map((r) => r.id),
+        [],
+      );
+      if (store && sql) {
+        const procs = await store.listProcesses({ tenantId: T, startedBy: "alice", limit: 10 });
+        assert.equal(procs.length, 1, "'alice ' started the other process");
+      }
+    });
+
     t(
       "suspend parks the run; a signal or cancel wakes it; a pending one wakes it at once",
       async ({ runs }) => {

@@ -98,12 +98,19 @@ for (const kind of deployments) {
       });
 
       test("validate: 200 for a valid one, saying what was not checked", async () => {
-        const r = await call("POST", "/v1/definitions/validate", expenseApproval());
+        const r = await call("POST", "/v1/definitions/validate", minimal());
         assert.equal(r.status, 200);
-        assert.deepEqual(r.body, {
-          valid: true,
-          notChecked: ["steps", "workflows", "definitions"],
-        });
+        assert.deepEqual(r.body, { valid: true, notChecked: ["definitions"] });
+        // Its code steps and workflow: no worker serves them here.
+        const code = await call("POST", "/v1/definitions/validate", expenseApproval());
+        assert.equal(code.status, 400);
+        const reasons = (code.body as { errors: { reason: string }[] }).errors.map((e) => e.reason);
+        for (const name of ["check-budget", "charge-card", "send-receipt"]) {
+          assert.ok(
+            reasons.some((r) => r.includes(`'${name}'`)),
+            `${name}: ${reasons.join("; ")}`,
+          );
+        }
       });
 
       test("validate: 400 problem+json with every finding at its pointer", async () => {

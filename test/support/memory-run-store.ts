@@ -5,13 +5,17 @@
 import { isTerminal, type Run, type RunEvent, type RunSignal } from "../../src/domain/run.ts";
 import {
   initialRun,
+  signalRefusal,
   type FinishExtras,
   type HeldRun,
   type Lease,
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedKind,
   type ServedRecord,
+  type SignalCaps,
+  type SignalRefused,
   type SuspendResult,
 } from "../../src/engine/durable/run-store-port.ts";
 import type { WorkflowFailure } from "../../src/domain/workflow-failure.ts";
@@ -34,7 +38,7 @@ export class MemoryRunStore implements RunStore {
     const k = key(r.tenantId, r.id);
     const known = this.runs.get(k);
     if (known) return Promise.resolve({ run: clone(known), created: false });
-    const run = { ...initialRun(r, null), input: clone(r.input) };
+    const run = { ...initialRun(r, r.rootInstanceId ?? null), input: clone(r.input) };
     this.runs.set(k, run);
     this.events.set(k, new Map());
     this.signals.set(k, []);
@@ -64,11 +68,16 @@ export class MemoryRunStore implements RunStore {
     return Promise.resolve(clone(out));
   }
 
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]> {
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]> {
     this.calls++;
     const m = this.events.get(key(tenantId, runId)) ?? new Map<number, RunEvent>();
     const out = [...m.values()].filter((e) => e.seq >= fromSeq).sort((a, b) => a.seq - b.seq);
-    return Promise.resolve(clone(out));
+    return Promise.resolve(clone(limit === undefined ? out : out.slice(0, limit)));
   }
 
   claimRuns(
@@ -263,11 +272,17 @@ export class MemoryRunStore implements RunStore {
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined> {
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused> {
     const k = key(tenantId, runId);
     const r = this.runs.get(k);
     if (!r) return Promise.resolve(undefined);
     if (isTerminal(r.status)) return Promise.resolve(false);
+    const pending = this.signals.get(k)!.filter((s) => s.consumedSeq === null).length;
+    const seqs = [...this.events.get(k)!.keys()];
+    const length = seqs.length === 0 ? 0 : Math.max(...seqs) - r.firstSeq + 1;
+    const refused = signalRefusal(caps, pending, length);
+    if (refused !== undefined) return Promise.resolve(refused);
     this.signals.get(k)!.push({ ...clone(signal), at: now, consumedSeq: null });
     if (r.status === "waiting") r.wakeAt = now;
     return Promise.resolve(true);
@@ -293,13 +308,16 @@ export class MemoryRunStore implements RunStore {
       }
     }
     for (const w of r.workflows) this.served.set(key(w, r.node), r.now);
-    return Promise.resolve({ recorded: r.workflows.length, forgotten });
+    const steps = r.steps ?? [];
+    for (const s of steps) this.served.set(key(`step\u0001${s}`, r.node), r.now);
+    return Promise.resolve({ recorded: r.workflows.length + steps.length, forgotten });
   }
 
-  lastServed(workflow: string): Promise<number | null> {
+  lastServed(name: string, kind: ServedKind = "workflow"): Promise<number | null> {
     let last: number | null = null;
+    const prefix = key(kind === "step" ? `step\u0001${name}` : name, "");
     for (const [k, seenAt] of this.served) {
-      if (k.startsWith(key(workflow, "")) && (last === null || seenAt > last)) last = seenAt;
+      if (k.startsWith(prefix) && (last === null || seenAt > last)) last = seenAt;
     }
     return Promise.resolve(last);
   }

@@ -8,10 +8,12 @@ import { DRAFT_VERSION } from "../../domain/definition-version.ts";
 import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 import type { Clock } from "../ports.ts";
+import type { CodeNames } from "./code-names.ts";
 import { definitionDiff, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";
 import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
 import { isRecord } from "./json-pointer.ts";
+import { referencedNames, type KnownNames } from "./reference-checks.ts";
 import { prepareSchemaCompiler } from "./schema-compiler.ts";
 import { validator } from "./schema-check.ts";
 import { triggerErrors, type PublishedTrigger } from "./trigger-checks.ts";
@@ -28,12 +30,23 @@ export type VersionSelector = number | "latest" | "draft";
 /** A key's published head changed on this node (a publish, or a retract of a published version). */
 export type HeadsChanged = (tenantId: string, key: string) => Promise<void> | void;
 
+export interface PublishOptions {
+  /**
+   * Publish though a `call` step or a sub-process workflow is known to no worker
+   * yet: for a definition published ahead of the deploy that brings its code.
+   * Its runs fail at that state until a worker serves it.
+   */
+  allowUnknownSteps?: boolean | undefined;
+}
+
 export class DefinitionVersions {
   private readonly listeners: HeadsChanged[] = [];
 
   constructor(
     private readonly store: DefinitionVersionStore,
     private readonly clock: Clock = { now: () => Date.now() },
+    /** Which code steps and workflows exist; without it those references are not checked. */
+    private readonly code?: CodeNames,
   ) {}
 
   /**
@@ -57,9 +70,19 @@ export class DefinitionVersions {
     prepareSchemaCompiler();
   }
 
-  /** Without a registry: the step and workflow checks are reported as not made. */
-  validate(doc: unknown, context: ValidationContext = {}): ValidationResult {
-    return validateDefinition(doc, context);
+  /** Without CodeNames: the step and workflow checks are reported as not made. */
+  async validate(doc: unknown, context: ValidationContext = {}): Promise<ValidationResult> {
+    return validateDefinition(doc, { ...(await this.codeKnown(doc)), ...context });
+  }
+
+  /** The steps and workflows `doc` names that exist, as the reference checks take them. */
+  private async codeKnown(doc: unknown): Promise<KnownNames> {
+    if (this.code === undefined) return {};
+    const [steps, workflows] = await Promise.all([
+      this.code.known("steps", referencedNames(doc, "steps")),
+      this.code.known("workflows", referencedNames(doc, "workflows")),
+    ]);
+    return { steps, workflows };
   }
 
   /** Saves (overwrites) the key's draft; it must be valid as far as the tenant's store can tell. */
@@ -93,6 +116,7 @@ export class DefinitionVersions {
     ctx: ActorContext,
     key: string,
     doc?: unknown,
+    options: PublishOptions = {},
   ): Promise<{ key: string; version: number; unchanged?: true }> {
     let source = doc;
     let draftBody: string | undefined;
@@ -103,7 +127,8 @@ export class DefinitionVersions {
       source = JSON.parse(draft.body) as unknown;
     }
     const heads = await this.store.publishedHeads(ctx.tenantId);
-    const definition = this.valid(key, source, publishContext(key, heads));
+    const code = options.allowUnknownSteps === true ? {} : await this.codeKnown(source);
+    const definition = this.valid(key, source, { ...code, ...publishContext(key, heads) });
     const outcome = await this.store.publishVersion({
       tenantId: ctx.tenantId,
       key,

@@ -1,5 +1,6 @@
 /** The runtime's timings and its clock; a worker may override each. */
 import type { HumanTaskBridge } from "./human-task-bridge.ts";
+import { DEFAULT_RUN_LIMITS } from "./run-limits.ts";
 
 export interface ContextOptions {
   /** Waits shorter than this are awaited in memory (lease held); longer ones suspend. */
@@ -22,6 +23,8 @@ export interface ContextOptions {
   now: () => number;
   /** The inbox, for ctx.humanTask. */
   humanTasks?: HumanTaskBridge | undefined;
+  /** A generation's history past this fails the run's next call (run-limits.ts); 0: no cap. */
+  maxHistoryEvents: number;
 }
 
 export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
@@ -31,4 +34,5 @@ export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
   nondeterminismBackoffMs: 60_000,
   quarantineAfter: 5,
   now: Date.now,
+  maxHistoryEvents: DEFAULT_RUN_LIMITS.maxHistoryEvents,
 };

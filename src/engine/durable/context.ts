@@ -32,6 +32,7 @@ import { LeaseTerm } from "./lease-term.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import type {
+  ChildOptions,
   HumanTaskOptions,
   Saga,
   StepFn,
@@ -200,9 +201,15 @@ export class RunContext implements WorkflowContext {
     return rt.scheduler.track(() => runHumanTask(rt, rt.cursor.next(), name, options));
   }
 
-  child<I, O>(workflow: WorkflowDefinition<I, O> | string, input?: I): Promise<O> {
+  child<I, O>(
+    workflow: WorkflowDefinition<I, O> | string,
+    input?: I,
+    options: ChildOptions = {},
+  ): Promise<O> {
     const name = typeof workflow === "string" ? workflow : workflow.name;
     const rt = this.rt;
-    return rt.scheduler.track(() => runChild(rt, rt.cursor.next(), name, input)) as Promise<O>;
+    return rt.scheduler.track(() =>
+      runChild(rt, rt.cursor.next(), name, input, options),
+    ) as Promise<O>;
   }
 }

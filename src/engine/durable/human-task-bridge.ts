@@ -190,10 +190,14 @@ export class RunWakingHumanTaskApi extends HumanTaskApiDecorator {
   /** Signals the run whose referral `task` belongs to, if any; never throws. */
   async #wakeRunOf(tenantId: string, task: Task): Promise<void> {
     try {
-      const runId = await this.#runIdOf(tenantId, task.rootInstanceId);
-      if (runId === null) return;
+      const rootRun = await this.#runIdOf(tenantId, task.rootInstanceId);
+      if (rootRun === null) return;
       const referral = await this.store.getInstance(tenantId, task.instanceId);
-      if (!referral?.vars?.[RUN_TAG]) return;
+      const tag = referral?.vars?.[RUN_TAG] as Partial<RunTag> | undefined;
+      if (!tag) return;
+      // The call's own run: a child run in its parent's process (a definition's
+      // parallel branch) makes its referrals under the root the parent owns.
+      const runId = typeof tag.runId === "string" ? tag.runId : rootRun;
       const name = taskSignal(task.instanceId);
       await this.runs.sendSignal(tenantId, runId, { id: newId(), name, payload: null }, Date.now());
       this.onWake?.();

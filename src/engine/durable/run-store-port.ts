@@ -30,6 +30,12 @@ export interface NewRun {
   startedBy: string;
   /** The root instance's definition key; default: the workflow's name. */
   definitionKey?: string | undefined;
+  /**
+   * A child run that belongs to its parent's process: this existing root
+   * instance instead of one of its own (nothing inserted), and its finish
+   * leaves that process open (the parent run owns it).
+   */
+  rootInstanceId?: string | undefined;
   now: number;
   /**
    * Start already leased by this owner (status running, lease until the given time)
@@ -105,14 +111,49 @@ export interface FinishExtras {
   events: readonly RunEvent[];
 }
 
-/** A worker's word that it has the code of these workflows (see served-workflows.ts). */
+/** What a worker serves: workflows (runs it claims) or code steps (`call` states). */
+export type ServedKind = "workflow" | "step";
+
+/** A worker's word that it has the code of these workflows and steps (see served-workflows.ts). */
 export interface ServedRecord {
   /** The worker's owner id (host:pid:random): one set of rows per process. */
   node: string;
   workflows: readonly string[];
+  /** The code steps registered in its process (registerStep). */
+  steps?: readonly string[] | undefined;
   now: number;
   /** Rows of any node last refreshed before this no longer count: they are deleted. */
   forgetBefore: number;
+}
+
+/** What a signal from outside may not pass (0: no cap). */
+export interface SignalCaps {
+  /** Unconsumed signals of the run, this one included. */
+  maxPending: number;
+  /** Events of the run's current generation plus its unconsumed signals (each becomes one). */
+  maxHistory: number;
+}
+
+/** A signal refused by a cap: which one, and its value. */
+export interface SignalRefused {
+  refused: "pending" | "history";
+  cap: number;
+}
+
+/** The number of a run's events and unconsumed signals, against its caps. */
+export function signalRefusal(
+  caps: SignalCaps | undefined,
+  pending: number,
+  historyLength: number,
+): SignalRefused | undefined {
+  if (caps === undefined) return undefined;
+  if (caps.maxPending > 0 && pending + 1 > caps.maxPending) {
+    return { refused: "pending", cap: caps.maxPending };
+  }
+  if (caps.maxHistory > 0 && historyLength + pending + 1 > caps.maxHistory) {
+    return { refused: "history", cap: caps.maxHistory };
+  }
+  return undefined;
 }
 
 export interface RunStore {
@@ -121,8 +162,13 @@ export interface RunStore {
   getRun(tenantId: string, id: string): Promise<Run | undefined>;
   /** Runs in id order, filtered. */
   listRuns(q: RunListQuery): Promise<Run[]>;
-  /** History events with seq >= fromSeq, in seq order. */
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]>;
+  /** History events with seq >= fromSeq, in seq order; at most `limit` of them when given. */
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]>;
 
   /**
    * Claims up to `limit` runs with wake_at <= now (pending, due timers, woken
@@ -199,14 +245,17 @@ export interface RunStore {
 
   /**
    * Stores a signal and wakes the run if it is waiting. undefined = no such run;
-   * false = the run has finished (signal not stored).
+   * false = the run has finished (signal not stored). With `caps`, checked with
+   * the run's row locked (so concurrent senders cannot pass a cap together): a
+   * refusal names the cap the signal would pass, and nothing is stored.
    */
   sendSignal(
     tenantId: string,
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined>;
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused>;
   /** Sets cancel_requested and wakes the run if waiting; undefined = no such run. */
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined>;
 
@@ -216,6 +265,6 @@ export interface RunStore {
    * it wrote and how many it forgot.
    */
   recordServed(r: ServedRecord): Promise<{ recorded: number; forgotten: number }>;
-  /** When a worker last recorded serving `workflow` (epoch ms); null when none has. */
-  lastServed(workflow: string): Promise<number | null>;
+  /** When a worker last recorded serving `name` (epoch ms; a workflow by default); null when none has. */
+  lastServed(name: string, kind?: ServedKind): Promise<number | null>;
 }

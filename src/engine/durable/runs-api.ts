@@ -25,7 +25,13 @@ import type { Directory } from "../ports.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import { isReservedWorkflow } from "./reserved-workflows.ts";
 import { newestCursor, parseNewestCursor, parseOrder } from "./run-list-order.ts";
-import type { RunStore } from "./run-store-port.ts";
+import {
+  DEFAULT_RUN_LIMITS,
+  HISTORY_PAGE_BYTES,
+  MAX_HISTORY_PAGE,
+  type RunLimits,
+} from "./run-limits.ts";
+import type { RunStore, SignalRefused } from "./run-store-port.ts";
 import { SERVED_TTL_MS, ServedWorkflows } from "./served-workflows.ts";
 import type { AnyWorkflowDefinition } from "./types.ts";
 import type { Worker } from "./worker.ts";
@@ -67,6 +73,17 @@ export interface RunPage {
   nextCursor: string | null;
 }
 
+/** GET /v1/runs/{id}/history: a page after `cursor` (the last seq of the page before). */
+export interface HistoryRequest {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface HistoryPage {
+  items: RunEvent[];
+  nextCursor: string | null;
+}
+
 export class DurableRuns {
   /** Names workers serve, for starts of workflows this process has no code for. */
   private readonly served: ServedWorkflows;
@@ -79,6 +96,7 @@ export class DurableRuns {
     private readonly now: () => number = Date.now,
     /** Who exists: a run's starter must be a known user (none given: anyone, as the open directory). */
     private readonly directory?: Directory,
+    private readonly limits: Readonly<RunLimits> = DEFAULT_RUN_LIMITS,
   ) {
     this.served = new ServedWorkflows(store, now);
   }
@@ -154,9 +172,38 @@ export class DurableRuns {
     return r;
   }
 
+  /** The whole current generation, in seq order (in process; over HTTP see historyPage). */
   async history(tenantId: string, id: string): Promise<RunEvent[]> {
     const r = await this.get(tenantId, id);
     return this.store.loadHistory(tenantId, id, r.firstSeq);
+  }
+
+  /**
+   * One page of the current generation's events, in seq order: at most `limit`
+   * (default and cap MAX_HISTORY_PAGE) and about HISTORY_PAGE_BYTES of data;
+   * nextCursor null on the last page.
+   */
+  async historyPage(tenantId: string, id: string, q: HistoryRequest = {}): Promise<HistoryPage> {
+    const limit = q.limit ?? MAX_HISTORY_PAGE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_PAGE) {
+      throw validation(`limit must be 1–${MAX_HISTORY_PAGE}`);
+    }
+    const after = q.cursor === undefined ? undefined : parseHistoryCursor(q.cursor);
+    const r = await this.get(tenantId, id);
+    const from = after === undefined ? r.firstSeq : Math.max(r.firstSeq, after + 1);
+    const events = await this.store.loadHistory(tenantId, id, from, limit + 1);
+    const items: RunEvent[] = [];
+    let bytes = 0;
+    for (const e of events) {
+      if (items.length === limit) break;
+      const size = JSON.stringify(e.data ?? null).length;
+      if (items.length > 0 && bytes + size > HISTORY_PAGE_BYTES) break;
+      bytes += size;
+      items.push(e);
+    }
+    const last = items[items.length - 1];
+    const more = items.length < events.length;
+    return { items, nextCursor: more && last !== undefined ? String(last.seq) : null };
   }
 
   async list(tenantId: string, q: RunListRequest): Promise<RunPage> {
@@ -203,15 +250,26 @@ export class DurableRuns {
     if (name.startsWith("__")) throw validation("signal names starting with '__' are reserved");
     assertStorableText(name, "signal name");
     assertStorableText(payload, "payload");
+    const max = this.limits.maxSignalBytes;
+    const bytes = Buffer.byteLength(JSON.stringify(payload ?? null), "utf8");
+    if (max > 0 && bytes > max) {
+      throw new TaskflowError(
+        "TooLarge",
+        `the signal's payload is ${bytes} bytes; a signal carries at most ${max} ` +
+          `(WF_SIGNAL_MAX_BYTES): store large data elsewhere and signal its reference`,
+      );
+    }
     const now = this.now();
     const r = await this.store.sendSignal(
       tenantId,
       id,
       { id: newId(now), name, payload: payload === undefined ? null : payload },
       now,
+      { maxPending: this.limits.maxPendingSignals, maxHistory: this.limits.maxHistoryEvents },
     );
     if (r === undefined) throw notFound("run", id);
-    if (!r) throw conflict(`run '${id}' has finished`);
+    if (r === false) throw conflict(`run '${id}' has finished`);
+    if (r !== true) throw refusedSignal(id, r);
     this.worker?.notify();
   }
 
@@ -221,6 +279,25 @@ export class DurableRuns {
     this.worker?.notify();
     return r;
   }
+}
+
+function refusedSignal(id: string, r: SignalRefused): TaskflowError {
+  return r.refused === "pending"
+    ? conflict(
+        `run '${id}' already holds ${r.cap} signals it has not consumed ` +
+          `(WF_RUN_MAX_PENDING_SIGNALS): send again once it has taken some`,
+      )
+    : conflict(
+        `run '${id}' would pass ${r.cap} events in its history (WF_RUN_MAX_HISTORY), ` +
+          `counting the signals it has not consumed: the workflow can continueAsNew to start ` +
+          `a new generation`,
+      );
+}
+
+/** A history cursor: the seq of the previous page's last event. */
+function parseHistoryCursor(cursor: string): number {
+  if (!/^[0-9]{1,15}$/.test(cursor)) throw validation("malformed cursor");
+  return Number(cursor);
 }
 
 function unknownWorkflow(name: string): TaskflowError {

@@ -52,7 +52,13 @@ export function createRuntime(
   const store = haltingOnError(raw, storeFailed);
   const bridge = options.humanTasks;
   const humanTasks = bridge === undefined ? undefined : haltingBridge(bridge, storeFailed);
-  const cursor = new HistoryCursor(run.firstSeq, events, halts, cancellation);
+  const cursor = new HistoryCursor(
+    run.firstSeq,
+    events,
+    halts,
+    cancellation,
+    options.maxHistoryEvents,
+  );
   const writer = new HistoryWriter(store, raw, lease, cursor, halts, () => scheduler.changed());
   const scheduler = new Scheduler(halts, writer, term);
   return {

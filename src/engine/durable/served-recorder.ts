@@ -16,6 +16,8 @@ export interface ServedRecorderOptions {
   now?: () => number;
   /** Told when a record failed; the next refresh tries again. */
   onError?: (e: unknown) => void;
+  /** The code steps of this process, read at every record like the workflows. */
+  steps?: (() => readonly string[]) | undefined;
 }
 
 export class ServedRecorder {
@@ -47,13 +49,15 @@ export class ServedRecorder {
 
   private async record(): Promise<void> {
     const workflows = this.workflows();
-    // A worker of no workflow (none registered yet) has nothing to say.
-    if (workflows.length === 0) return;
+    const steps = this.options.steps?.() ?? [];
+    // A worker of no workflow and no step (none registered yet) has nothing to say.
+    if (workflows.length === 0 && steps.length === 0) return;
     const now = this.now();
     try {
       await this.store.recordServed({
         node: this.node,
         workflows,
+        steps,
         now,
         forgetBefore: now - (this.options.ttlMs ?? SERVED_TTL_MS),
       });

@@ -11,7 +11,7 @@
  * worker that never comes; after an hour without any worker serving it, the
  * start answers 404 again. The runs list (status=pending) shows what waits.
  */
-import type { RunStore } from "./run-store-port.ts";
+import type { RunStore, ServedKind } from "./run-store-port.ts";
 
 /** A worker's word counts this long after its last refresh. */
 export const SERVED_TTL_MS = 60 * 60_000;
@@ -25,7 +25,7 @@ export const SERVED_REFRESH_MS = 5 * 60_000;
 const CACHE_MS = 60_000;
 
 export class ServedWorkflows {
-  /** name → until when a positive answer holds. Negative answers are not kept: a new worker counts at once. */
+  /** kind and name → until when a positive answer holds. Negative answers are not kept: a new worker counts at once. */
   private readonly known = new Map<string, number>();
 
   constructor(
@@ -34,15 +34,16 @@ export class ServedWorkflows {
     private readonly ttlMs: number = SERVED_TTL_MS,
   ) {}
 
-  /** True when a worker recorded serving `name` within the TTL. */
-  async isServed(name: string): Promise<boolean> {
+  /** True when a worker recorded serving `name` (a workflow, or a code step) within the TTL. */
+  async isServed(name: string, kind: ServedKind = "workflow"): Promise<boolean> {
     const now = this.now();
-    const until = this.known.get(name);
+    const k = `${kind}\u0000${name}`;
+    const until = this.known.get(k);
     if (until !== undefined && now < until) return true;
-    this.known.delete(name);
-    const last = await this.store.lastServed(name);
+    this.known.delete(k);
+    const last = await this.store.lastServed(name, kind);
     if (last === null || last + this.ttlMs <= now) return false;
-    this.known.set(name, Math.min(now + CACHE_MS, last + this.ttlMs));
+    this.known.set(k, Math.min(now + CACHE_MS, last + this.ttlMs));
     return true;
   }
 }

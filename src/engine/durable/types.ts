@@ -65,6 +65,21 @@ export interface HumanTaskOptions {
   timeout?: Duration;
 }
 
+/**
+ * Where a child run's human tasks live. By default a child is a process of
+ * its own (its root instance, under the child workflow's name).
+ */
+export interface ChildOptions {
+  /**
+   * The child's tasks go under this run's process: no process of its own, so
+   * the starter's list and every task show the parent's process (a definition's
+   * parallel branch). Its finish does not close that process; the parent's does.
+   */
+  inParentProcess?: boolean;
+  /** The key the child's own process is listed under; default: the workflow's name. */
+  processKey?: string;
+}
+
 export interface WorkflowContext {
   readonly runId: string;
   readonly tenantId: string;
@@ -104,7 +119,11 @@ export interface WorkflowContext {
    */
   humanTask(name: string, options: HumanTaskOptions): Promise<HumanTaskResult>;
   /** Starts a child run (exactly once) and resolves with its output; its failure rethrows. */
-  child<I, O>(workflow: WorkflowDefinition<I, O> | string, input?: I): Promise<O>;
+  child<I, O>(
+    workflow: WorkflowDefinition<I, O> | string,
+    input?: I,
+    options?: ChildOptions,
+  ): Promise<O>;
   /** True once cancellation of this run was requested. */
   readonly cancelRequested: boolean;
 }

@@ -41,6 +41,8 @@ export interface WorkerOptions {
   onError?: (what: "claim" | "heartbeat" | "served-workflows", error: Error) => void;
   /** How often the worker refreshes the names it serves in the store (default 5 min). */
   servedRefreshMs?: number;
+  /** The code steps it serves too (the interpreter's registerStep), recorded with its workflows. */
+  servedSteps?: () => readonly string[];
 }
 
 /**
@@ -119,6 +121,7 @@ export class Worker {
       everyMs: options.servedRefreshMs,
       now: this.now,
       onError: (e) => this.report("served-workflows", e),
+      steps: options.servedSteps,
     });
   }
 

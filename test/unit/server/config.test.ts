@@ -304,6 +304,29 @@ void describe("idempotency marker TTL", () => {
   });
 });
 
+void describe("caps per run", () => {
+  void test("defaults, the environment, off; a bad value names the setting", () => {
+    const d = load({});
+    assert.deepEqual(
+      [d.runMaxPendingSignals, d.runMaxHistory, d.signalMaxBytes],
+      [100, 10_000, 65_536],
+    );
+    const c = load({
+      env: {
+        ...DEV,
+        WF_RUN_MAX_PENDING_SIGNALS: "5",
+        WF_RUN_MAX_HISTORY: "off",
+        WF_SIGNAL_MAX_BYTES: "1024",
+      },
+    });
+    assert.deepEqual([c.runMaxPendingSignals, c.runMaxHistory, c.signalMaxBytes], [5, 0, 1024]);
+    assert.match(
+      configError(() => load({ env: { ...DEV, WF_RUN_MAX_HISTORY: "lots" } })),
+      /environment WF_RUN_MAX_HISTORY: "lots" is not a number of events/,
+    );
+  });
+});
+
 void describe("load shedding and SQLite synchronous", () => {
   void test("defaults: shedding on at 1024 in flight and 500 ms of delay; SQLite NORMAL", () => {
     const c = load({});

@@ -23,13 +23,29 @@ interface RunWithHistory {
   events: RunEvent[];
 }
 
+/** Pages of history the timeline reads at most: the default history cap (10,000 events). */
+const MAX_HISTORY_PAGES = 20;
+
+/** The history is paged (500 events, about 1 MiB a page): the timeline needs all of it. */
+async function readHistory(path: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  let cursor: string | null = null;
+  for (let n = 0; n < MAX_HISTORY_PAGES; n++) {
+    const query = cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`;
+    const page: { items: RunEvent[]; nextCursor: string | null } = await engine(
+      `${path}/history${query}`,
+    );
+    events.push(...page.items);
+    cursor = page.nextCursor;
+    if (cursor === null) break;
+  }
+  return events;
+}
+
 async function readRun(id: string): Promise<RunWithHistory> {
   const path = `runs/${segment(id)}`;
-  const [run, history] = await Promise.all([
-    engine<Run>(path),
-    engine<{ items: RunEvent[] }>(`${path}/history`),
-  ]);
-  return { run, events: history.items };
+  const [run, events] = await Promise.all([engine<Run>(path), readHistory(path)]);
+  return { run, events };
 }
 
 function State({ run }: { run: Run }) {

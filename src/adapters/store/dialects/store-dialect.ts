@@ -91,6 +91,14 @@ export interface StoreDialect {
   /** Raw SQL appended to CREATE TABLE, e.g. MariaDB engine, charset and collation. */
   readonly tableOptions: string | null;
   /**
+   * The character set and collation every text column must have to compare
+   * exactly (byte for byte, trailing spaces included), when the column's type
+   * alone does not (MariaDB: `utf8mb4_bin` is PAD SPACE, so 'go' = 'go ');
+   * migration 015 converts the tables made before it. null: text compares
+   * exactly already (PostgreSQL's varchar and text, SQLite).
+   */
+  readonly exactText: { charset: string; collation: string } | null;
+  /**
    * What a driver error means (driver-error.ts): unavailable, duplicate key,
    * deadlock, serialization or other. The store reports `unavailable` as the
    * domain's UnavailableError (unavailable-dialect.ts) and branches on the

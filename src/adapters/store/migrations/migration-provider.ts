@@ -19,6 +19,8 @@ import { cacheMutations } from "./011-cache-mutations.ts";
 import { cacheOwners } from "./012-cache-owners.ts";
 import { deploymentIdentity } from "./013-deployment-identity.ts";
 import { runQuarantine } from "./014-run-quarantine.ts";
+import { exactText } from "./015-exact-text.ts";
+import { servedSteps } from "./016-served-steps.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -35,6 +37,8 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "012_cache_owners": cacheOwners(d),
     "013_deployment_identity": deploymentIdentity(d),
     "014_run_quarantine": runQuarantine(),
+    "015_exact_text": exactText(d),
+    "016_served_steps": servedSteps(d),
   };
 }
 

@@ -21,7 +21,10 @@ import {
   type NewRun,
   type RunListQuery,
   type RunStore,
+  type ServedKind,
   type ServedRecord,
+  type SignalCaps,
+  type SignalRefused,
   type SuspendResult,
 } from "../../../engine/durable/run-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
@@ -41,7 +44,7 @@ import { recordServed } from "./sql/record-served.ts";
 import { requestCancel } from "./sql/request-cancel.ts";
 import { eventRow, toText, type RunDb } from "./sql/run-rows.ts";
 import { consumeSignal, dropSignals, peekSignal, sendSignal } from "./sql/signals.ts";
-import { startRun, startRunWriter, type StartRow } from "./sql/start-run.ts";
+import { startRun, startRunInProcess, startRunWriter, type StartRow } from "./sql/start-run.ts";
 import { suspend } from "./sql/suspend.ts";
 
 /** The PostgreSQL channel a run store notifies when a run becomes runnable. */
@@ -86,12 +89,14 @@ export class SqlRunStore implements RunStore {
   // ---- runs -------------------------------------------------------------------
 
   async createRun(r: NewRun): Promise<{ run: Run; created: boolean }> {
-    const definitionId = await this.definitionId(r);
+    // A run in its parent's process has no root instance of its own, so no definition row either.
+    const shared = r.parentRunId !== null ? r.rootInstanceId : undefined;
+    const definitionId = shared === undefined ? await this.definitionId(r) : "";
     const startedBy =
       r.parentRunId !== null && r.startedBy === ""
         ? await reads.parentStarter(this.db, r.tenantId, r.parentRunId)
         : r.startedBy;
-    const instanceId = newId(r.now);
+    const instanceId = shared ?? newId(r.now);
     const inputText = toText(r.input);
     // The stored input is JSON: hand back what a read would return.
     const run = {
@@ -120,7 +125,8 @@ export class SqlRunStore implements RunStore {
     };
     try {
       // No lookup first, even for a caller's id: a duplicate fails the insert as a whole.
-      if (this.batches) await this.batches.starts.append(row);
+      if (shared !== undefined) await startRunInProcess(this.db, this.parts, row);
+      else if (this.batches) await this.batches.starts.append(row);
       else await startRun(this.db, this.parts, row);
     } catch (e) {
       if (!isDuplicateKey(this.parts, e)) throw e;
@@ -158,8 +164,13 @@ export class SqlRunStore implements RunStore {
     return reads.listRuns(this.db, q);
   }
 
-  loadHistory(tenantId: string, runId: string, fromSeq: number): Promise<RunEvent[]> {
-    return reads.loadHistory(this.db, tenantId, runId, fromSeq);
+  loadHistory(
+    tenantId: string,
+    runId: string,
+    fromSeq: number,
+    limit?: number,
+  ): Promise<RunEvent[]> {
+    return reads.loadHistory(this.db, tenantId, runId, fromSeq, limit);
   }
 
   // ---- claiming and leases ------------------------------------------------------
@@ -254,8 +265,9 @@ export class SqlRunStore implements RunStore {
     runId: string,
     signal: { id: string; name: string; payload: unknown },
     now: number,
-  ): Promise<boolean | undefined> {
-    return sendSignal(this.db, this.parts, tenantId, runId, signal, now);
+    caps?: SignalCaps,
+  ): Promise<boolean | undefined | SignalRefused> {
+    return sendSignal(this.db, this.parts, tenantId, runId, signal, now, caps);
   }
 
   requestCancel(tenantId: string, runId: string, now: number): Promise<Run | undefined> {
@@ -268,7 +280,7 @@ export class SqlRunStore implements RunStore {
     return recordServed(this.db, this.parts, r);
   }
 
-  lastServed(workflow: string): Promise<number | null> {
-    return lastServed(this.db, workflow);
+  lastServed(name: string, kind?: ServedKind): Promise<number | null> {
+    return lastServed(this.db, name, kind);
   }
 }

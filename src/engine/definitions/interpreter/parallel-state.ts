@@ -1,6 +1,7 @@
 /**
  * `parallel`: each branch is a child run of the interpreter over the branch's
- * scope, with a copy of the vars. The join (all, any, atLeast N) decides when
+ * scope, with a copy of the vars, in the process's root instance (its tasks
+ * are the process's; no process of its own in any list). The join (all, any, atLeast N) decides when
  * the state is done; branches still running then are cancelled, in a step
  * (cancel requests are side effects). A branch that ends in `terminate` ends
  * the whole process: the others are cancelled and the parent terminates too.
@@ -40,7 +41,8 @@ export async function runParallel(
         vars: run.vars,
         branch: [...run.branch, name, i],
       };
-      ctx.child<DefinitionRunInput, unknown>(DEFINITION_RUN, input).then(
+      // In the process's own root: the branch's tasks are the process's tasks.
+      ctx.child<DefinitionRunInput, unknown>(DEFINITION_RUN, input, { inParentProcess: true }).then(
         (out) => {
           if (settled) return;
           outputs[i] = isRunOutput(out) ? out : { vars: {} };

@@ -33,7 +33,10 @@ export async function runSubProcess(
     typeof input === "object" && input !== null && !Array.isArray(input) ? input : { input }
   ) as Vars;
   const child: DefinitionRunInput = { key, version, vars };
-  const out = await ctx.child<DefinitionRunInput, unknown>(DEFINITION_RUN, child);
+  // A process of its own, listed under the child definition's key (its tasks carry that key).
+  const out = await ctx.child<DefinitionRunInput, unknown>(DEFINITION_RUN, child, {
+    processKey: key,
+  });
   run.output(isRunOutput(out) ? out.vars : out, state.resultVar);
   return { next: state.next };
 }

@@ -6,9 +6,16 @@
 import { createHash } from "node:crypto";
 import { isTerminal } from "../../../domain/run.ts";
 import type { StepOutcome } from "../../../domain/run-event.ts";
-import { ChildFailedError, CancelledFailure, toFailure } from "../../../domain/workflow-failure.ts";
+import { ID_PATTERN, MAX_ID_LENGTH } from "../../../domain/limits.ts";
+import {
+  ChildFailedError,
+  CancelledFailure,
+  NonRetryableError,
+  toFailure,
+} from "../../../domain/workflow-failure.ts";
 import { toJson } from "../json-form.ts";
 import type { Runtime } from "../runtime.ts";
+import type { ChildOptions } from "../types.ts";
 import { cancelCall, cancelWait } from "./cancelled.ts";
 
 const CHILD_STARTED = ["child_started"] as const;
@@ -28,11 +35,12 @@ export async function runChild(
   seq: number,
   name: string,
   input: unknown,
+  options: ChildOptions = {},
 ): Promise<unknown> {
   const ev = rt.cursor.match(seq, CHILD_STARTED, name);
   let childId: string;
   if (ev === undefined) {
-    childId = await rt.scheduler.live(() => startChild(rt, seq, name, input));
+    childId = await rt.scheduler.live(() => startChild(rt, seq, name, input, options));
   } else {
     const done = rt.cursor.lastCompletion(seq);
     if (done !== undefined) {
@@ -48,10 +56,23 @@ export async function runChild(
 }
 
 /** Creates the child run (idempotent by its id) and records `child_started`. */
-async function startChild(rt: Runtime, seq: number, name: string, input: unknown): Promise<string> {
+async function startChild(
+  rt: Runtime,
+  seq: number,
+  name: string,
+  input: unknown,
+  options: ChildOptions,
+): Promise<string> {
   if (rt.cancellation.cancelling) await cancelCall(rt, seq);
   const { run } = rt;
   const id = childRunId(run.id, seq);
+  const key = options.processKey;
+  if (key !== undefined && (key.length > MAX_ID_LENGTH || !new RegExp(ID_PATTERN).test(key))) {
+    throw new NonRetryableError(
+      `ctx.child processKey '${key}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
+    );
+  }
+  const shared = options.inParentProcess === true ? run.rootInstanceId : null;
   // Idempotent by id: a retry after a crash finds the child it already started.
   await rt.store.createRun({
     tenantId: run.tenantId,
@@ -60,6 +81,8 @@ async function startChild(rt: Runtime, seq: number, name: string, input: unknown
     input: toJson(input) ?? null,
     parentRunId: run.id,
     startedBy: "",
+    definitionKey: key,
+    ...(shared !== null && { rootInstanceId: shared }),
     now: rt.options.now(),
   });
   rt.halts.check();

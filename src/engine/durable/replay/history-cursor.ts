@@ -16,7 +16,11 @@ import {
   type RunEvent,
   type RunEventType,
 } from "../../../domain/run-event.ts";
-import { CancelledFailure, NonDeterminismError } from "../../../domain/workflow-failure.ts";
+import {
+  CancelledFailure,
+  NonDeterminismError,
+  NonRetryableError,
+} from "../../../domain/workflow-failure.ts";
 import type { Halts } from "../halts.ts";
 
 /** Whether the run is compensating: a recorded cancellation then no longer ends calls. */
@@ -33,10 +37,12 @@ export class HistoryCursor {
   private highSeq: number;
 
   constructor(
-    firstSeq: number,
+    private readonly firstSeq: number,
     history: readonly RunEvent[],
     private readonly halts: Halts,
     private readonly mode: ReplayMode,
+    /** Positions a generation may take (WF_RUN_MAX_HISTORY); 0: no cap. */
+    private readonly maxEvents = 0,
   ) {
     this.nextSeq = firstSeq;
     this.highSeq = firstSeq - 1;
@@ -62,10 +68,20 @@ export class HistoryCursor {
     return s;
   }
 
-  /** Takes the next position for a call (after a halt, the call throws it instead). */
+  /**
+   * Takes the next position for a call (after a halt, the call throws it
+   * instead). A new position past the cap fails the call, and so the run unless
+   * its code catches it: a replay of what was recorded never does.
+   */
   next(): number {
     this.halts.check();
     const s = this.peek();
+    if (this.maxEvents > 0 && s - this.firstSeq >= this.maxEvents && !this.events.has(s)) {
+      throw new NonRetryableError(
+        `the run's history reached ${this.maxEvents} events in this generation ` +
+          `(WF_RUN_MAX_HISTORY): a long loop should continueAsNew`,
+      );
+    }
     this.nextSeq = s + 1;
     return s;
   }

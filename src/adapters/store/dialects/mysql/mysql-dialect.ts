@@ -25,6 +25,9 @@ class TaskflowMysqlDialect extends MysqlDialect {
   }
 }
 
+/** Binary and NO PAD (MariaDB 10.2+): every name and key compares exactly. */
+const EXACT_TEXT = { charset: "utf8mb4", collation: "utf8mb4_nopad_bin" } as const;
+
 export function mysqlDialect(url: string, poolSize: number, target: string): StoreDialect {
   // mysql2 parses only the mysql:// scheme; mariadb:// is the same protocol.
   const uri = url.replace(/^mariadb:/i, "mysql:");
@@ -59,9 +62,11 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     partialIndexes: false,
     insertIgnore: "on-duplicate-key-noop",
     jsonText: "mediumtext",
-    // utf8mb4_bin: ids compare byte-for-byte like on PostgreSQL and SQLite; the
-    // server default (…_general_ci) would make user 'Alice' see 'alice''s inbox.
-    tableOptions: "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+    // A binary collation: ids compare byte-for-byte like on PostgreSQL and SQLite;
+    // the server default (…_general_ci) would make user 'Alice' see 'alice''s
+    // inbox. NO PAD: utf8mb4_bin pads, so a signal 'go ' would be 'go' (015).
+    tableOptions: `ENGINE=InnoDB DEFAULT CHARSET=${EXACT_TEXT.charset} COLLATE=${EXACT_TEXT.collation}`,
+    exactText: EXACT_TEXT,
     skipLocked: true,
     updateFrom: false,
     arrayParams: false,

@@ -38,6 +38,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    exactText: null,
     skipLocked: true,
     updateFrom: true,
     arrayParams: true,

@@ -89,6 +89,7 @@ export function sqliteDialect(
     insertIgnore: "on-conflict-do-nothing",
     jsonText: "text",
     tableOptions: null,
+    exactText: null,
     updateReturning: true,
     writableCte: false,
     lockOfTable: false,

@@ -94,6 +94,7 @@ export async function finishInTransaction(
       await completeTree(trx, parts, {
         tenantId: lease.tenantId,
         rootId: root.rootInstanceId,
+        parentRunId: root.parentRunId,
         at: now,
       });
     }

@@ -51,6 +51,7 @@ export async function loadHistory(
   tenantId: string,
   runId: string,
   fromSeq: number,
+  limit?: number,
 ): Promise<RunEvent[]> {
   const rows = await db
     .selectFrom("run_events")
@@ -59,6 +60,7 @@ export async function loadHistory(
     .where("run_id", "=", runId)
     .where("seq", ">=", fromSeq)
     .orderBy("seq")
+    .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
   return rows.map((e) => storedRunEvent(num(e.seq), e.type, e.name, num(e.at), fromText(e.data)));
 }

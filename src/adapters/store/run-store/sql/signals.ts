@@ -17,6 +17,11 @@ import {
   type RunDb,
 } from "./run-rows.ts";
 import { wakeRun } from "./wake-run.ts";
+import {
+  signalRefusal,
+  type SignalCaps,
+  type SignalRefused,
+} from "../../../../engine/durable/run-store-port.ts";
 
 export async function peekSignal(
   db: RunDb,
@@ -85,7 +90,36 @@ export async function dropSignals(
     .execute();
 }
 
-/** undefined: no such run; false: the run has ended. */
+/** The run's unconsumed signals and history length (by its last seq: one index probe). */
+async function checkCaps(
+  trx: RunDb,
+  tenantId: string,
+  runId: string,
+  firstSeq: number,
+  caps: SignalCaps,
+): Promise<SignalRefused | undefined> {
+  const pending = await trx
+    .selectFrom("run_signals")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("tenant_id", "=", tenantId)
+    .where("run_id", "=", runId)
+    .where("consumed_seq", "is", null)
+    .executeTakeFirst();
+  const last = await trx
+    .selectFrom("run_events")
+    .select((eb) => eb.fn.max("seq").as("seq"))
+    .where("tenant_id", "=", tenantId)
+    .where("run_id", "=", runId)
+    .executeTakeFirst();
+  const length = last?.seq == null ? 0 : Number(last.seq) - firstSeq + 1;
+  return signalRefusal(caps, Number(pending?.n ?? 0), length);
+}
+
+/**
+ * undefined: no such run; false: the run has ended; a refusal: a cap. With
+ * caps the run's row is locked first (where rows lock; SQLite has one writer),
+ * so two senders count one after the other and cannot pass a cap together.
+ */
 export async function sendSignal(
   db: RunDb,
   parts: StoreDialect,
@@ -93,16 +127,22 @@ export async function sendSignal(
   runId: string,
   signal: { id: string; name: string; payload: unknown },
   now: number,
-): Promise<boolean | undefined> {
+  caps?: SignalCaps,
+): Promise<boolean | undefined | SignalRefused> {
   return fencedTx(db, async (trx) => {
     const run = await trx
       .selectFrom("runs")
-      .select("status")
+      .select(["status", "first_seq"])
       .where("tenant_id", "=", tenantId)
       .where("id", "=", runId)
+      .$if(caps !== undefined && parts.rowLocks, (q) => q.forUpdate())
       .executeTakeFirst();
     if (run === undefined) return undefined;
     if (isTerminal(run.status as RunStatus)) return false;
+    if (caps !== undefined) {
+      const refused = await checkCaps(trx, tenantId, runId, num(run.first_seq), caps);
+      if (refused !== undefined) return refused;
+    }
     await trx
       .insertInto("run_signals")
       .values({

@@ -23,7 +23,7 @@ import type { BatchWriter } from "../write-batcher.ts";
 import { isDuplicateKey } from "./fencing.ts";
 import type { RunDb } from "./run-rows.ts";
 import { statement } from "../../sql/statement.ts";
-import { RUNS_CHANNEL } from "./wake-run.ts";
+import { notifyRunnable, RUNS_CHANNEL } from "./wake-run.ts";
 
 export interface StartRow {
   tenantId: string;
@@ -70,6 +70,21 @@ export async function startRun(db: RunDb, parts: StoreDialect, s: StartRow): Pro
   await db.transaction().execute(async (trx) => {
     await trx.executeQuery(insertInstance[parts.paramStyle](s));
     await trx.executeQuery(insertRun[parts.paramStyle](s));
+  });
+}
+
+/**
+ * A child run in its parent's process (NewRun.rootInstanceId): the run row
+ * alone, pointing at the parent's root instance, and idle workers told.
+ */
+export async function startRunInProcess(
+  db: RunDb,
+  parts: StoreDialect,
+  s: StartRow,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.executeQuery(insertRun[parts.paramStyle](s));
+    if (s.notify) await notifyRunnable(trx, parts);
   });
 }
 
