@@ -174,6 +174,9 @@ async function withWorld(
       toClose.push(() => proxy.close());
       const db = openDatabase(proxy.urlFor(test.url), { poolSize: 4 });
       toClose.push(() => db.close().catch(() => undefined));
+      // A node reads the deployment's identity at start (migrate); this handle is on a database
+      // A migrated, so it reads it without migrating (B's Redis channel carries it).
+      await db.identify();
       dbB = db;
     }
     const config = {
