@@ -14,7 +14,8 @@ export interface WorkflowFailure {
   nonRetryable: boolean;
   /**
    * Extra kind for engine failures: "cancelled", "nondeterminism", "timeout",
-   * "expression" (a JSONata runtime error), "expression-budget", "quarantined".
+   * "expression" (a JSONata runtime error), "expression-budget", "quarantined",
+   * "child-vars" (a subProcess child's vars refused by its schema).
    */
   type?: string;
 }

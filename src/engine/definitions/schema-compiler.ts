@@ -16,11 +16,11 @@ import { LRUCache } from "lru-cache";
 import type { FieldError } from "../../domain/errors.ts";
 import { linearRegExpEngine } from "./linear-regexp.ts";
 import { addSchemaFormats } from "./schema-formats.ts";
-import { schemaLimitErrors } from "./schema-limits.ts";
+import { measureSchema, schemaLimitErrors } from "./schema-limits.ts";
 import { linearUniqueItems } from "./unique-items.ts";
 
 export type SchemaOutcome =
-  | { ok: true; check: ValidateFunction }
+  | CompiledSchema
   /** Pointers relative to the schema ("" is the schema itself). */
   | { ok: false; errors: readonly FieldError[] };
 
@@ -46,8 +46,8 @@ const outcomes = new LRUCache<string, SchemaOutcome>({
 });
 
 let meta: Ajv2020 | undefined;
-let compiler: Ajv2020 | undefined;
-let compiledBy = 0;
+/** One compiling instance per allErrors setting, each with its count of compiles. */
+const compilers = new Map<boolean, { ajv: Ajv2020; compiled: number }>();
 
 export const schemaCompileStats = { compiles: 0, hits: 0, compileMs: 0 };
 
@@ -95,8 +95,8 @@ function compileNow(schema: unknown): SchemaOutcome {
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null)) {
     return refused([{ pointer: "", reason: "is not a JSON Schema: an object or a boolean" }]);
   }
-  const limits = schemaLimitErrors(schema, "");
-  if (limits.length > 0) return refused(limits);
+  const measure = measureSchema(schema, "");
+  if (measure.errors.length > 0) return refused(measure.errors);
   const m = metaAjv();
   let valid: boolean;
   try {
@@ -121,9 +121,9 @@ function compileNow(schema: unknown): SchemaOutcome {
     }
     return refused(errors);
   }
-  const ajv = compilingAjv();
+  const ajv = compilingAjv(true);
   try {
-    return { ok: true, check: ajv.compile(schema) };
+    return { ok: true, check: ajv.compile(schema), levels: measure.levels, schema };
   } catch (e) {
     return refused([
       { pointer: "", reason: `is not a valid JSON Schema: ${(e as Error).message}` },
@@ -132,6 +132,35 @@ function compileNow(schema: unknown): SchemaOutcome {
     // Ajv caches by the object; `true` and `false` it refuses to remove (it throws).
     if (typeof schema === "object") ajv.removeSchema(schema);
   }
+}
+
+/** A schema that compiled: check values with value-check.ts, which bounds their cost. */
+export interface CompiledSchema {
+  ok: true;
+  /** Collects every finding (allErrors): run only on values whose work bounds their number. */
+  check: ValidateFunction;
+  /** The check cost per depth of the value (Measure.levels). */
+  levels: readonly number[];
+  /** What firstFindingCheck compiles, once, when a large value first needs it. */
+  schema: object | boolean;
+  first?: ValidateFunction;
+}
+
+/**
+ * The schema compiled to stop at its first finding: a large value that fails
+ * is checked with it, so its findings never number millions. Compiled on
+ * first need (the schema was measured within the limits, so as quickly as
+ * the first compile) and kept with the outcome.
+ */
+export function firstFindingCheck(compiled: CompiledSchema): ValidateFunction {
+  if (compiled.first !== undefined) return compiled.first;
+  const ajv = compilingAjv(false);
+  try {
+    compiled.first = ajv.compile(compiled.schema);
+  } finally {
+    if (typeof compiled.schema === "object") ajv.removeSchema(compiled.schema);
+  }
+  return compiled.first;
 }
 
 const refused = (errors: readonly FieldError[]): SchemaOutcome => ({ ok: false, errors });
@@ -160,13 +189,15 @@ function metaAjv(): Ajv2020 {
 }
 
 /** Without the meta-schema (metaAjv checks against it first), so building one is cheap. */
-function compilingAjv(): Ajv2020 {
-  if (compiler === undefined || compiledBy >= COMPILES_PER_INSTANCE) {
-    compiler = new Ajv2020({ ...OPTIONS, meta: false, validateSchema: false });
-    addSchemaFormats(compiler);
-    compiler.removeKeyword("uniqueItems").addKeyword(linearUniqueItems);
-    compiledBy = 0;
+function compilingAjv(allErrors: boolean): Ajv2020 {
+  let c = compilers.get(allErrors);
+  if (c === undefined || c.compiled >= COMPILES_PER_INSTANCE) {
+    const ajv = new Ajv2020({ ...OPTIONS, allErrors, meta: false, validateSchema: false });
+    addSchemaFormats(ajv);
+    ajv.removeKeyword("uniqueItems").addKeyword(linearUniqueItems);
+    c = { ajv, compiled: 0 };
+    compilers.set(allErrors, c);
   }
-  compiledBy += 1;
-  return compiler;
+  c.compiled += 1;
+  return c.ajv;
 }

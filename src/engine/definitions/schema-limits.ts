@@ -73,12 +73,42 @@ const SCHEMA_ARRAYS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"] as con
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAPS = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 
+/** Where each schema-valued keyword applies its subschemas: see Node.shift. */
+const SHIFT: Partial<Record<string, 0 | 1>> = {
+  allOf: 0,
+  anyOf: 0,
+  oneOf: 0,
+  not: 0,
+  if: 0,
+  then: 0,
+  else: 0,
+  dependentSchemas: 0,
+  properties: 1,
+  patternProperties: 1,
+  additionalProperties: 1,
+  unevaluatedProperties: 1,
+  // Applied to each property name, a value one level down as far as cost goes.
+  propertyNames: 1,
+  items: 1,
+  prefixItems: 1,
+  additionalItems: 1,
+  unevaluatedItems: 1,
+  contains: 1,
+  contentSchema: 1,
+};
+
 /** A subschema and where it is: its JSON pointer, and the resource (`$id`) it belongs to. */
 interface Node {
   schema: Record<string, unknown>;
   at: string;
   resource: Resource;
   children: Node[];
+  /**
+   * Levels of the value below its parent's that it applies to: 0 in place
+   * (allOf, not, if…), 1 one level down (properties, items…); undefined
+   * when it applies only where referred to ($defs).
+   */
+  shift: 0 | 1 | undefined;
 }
 
 /** A schema resource: the root of the schema, or a subschema with an `$id`. */
@@ -94,8 +124,8 @@ export function schemaLimitErrors(schema: unknown, at: string): FieldError[] {
 
 /** The limits' findings, and the schema's compile cost (0 when it is refused). */
 export function measureSchema(schema: unknown, at: string): Measure {
-  if (typeof schema === "boolean") return { errors: [], cost: 1 };
-  const errors = (found: FieldError[]): Measure => ({ errors: found, cost: 0 });
+  if (typeof schema === "boolean") return { errors: [], cost: 1, levels: [1] };
+  const errors = (found: FieldError[]): Measure => ({ errors: found, cost: 0, levels: [] });
   // First: JSON.stringify recurses, and overflows the stack some thousands of levels down.
   const deepest = depthOver(schema, SCHEMA_LIMITS.maxDepth, at);
   if (deepest !== undefined) {
@@ -115,9 +145,9 @@ export function measureSchema(schema: unknown, at: string): Measure {
       },
     ]);
   }
-  if (!isRecord(schema)) return { errors: [], cost: 1 };
+  if (!isRecord(schema)) return { errors: [], cost: 1, levels: [1] };
   const walk = new Walk();
-  const root = walk.node(schema, at, undefined);
+  const root = walk.node(schema, at, undefined, 0);
   if (walk.count > SCHEMA_LIMITS.maxSubschemas) {
     return errors([
       {
@@ -136,14 +166,25 @@ export function measureSchema(schema: unknown, at: string): Measure {
   }
   const patterns = walk.patternErrors();
   if (patterns.length > 0) return errors(patterns);
-  const unfolding = new Unfolding(walk).errorsFrom(root, at);
-  return unfolding.length > 0 ? errors(unfolding) : { errors: [], cost: walk.cost };
+  const unfolding = new Unfolding(walk);
+  const found = unfolding.errorsFrom(root, at);
+  return found.length > 0
+    ? errors(found)
+    : { errors: [], cost: walk.cost, levels: unfolding.levels(root) };
 }
 
 export interface Measure {
   errors: FieldError[];
   /** The compile cost (SCHEMA_LIMITS.maxCost); 0 when the schema is refused. */
   cost: number;
+  /**
+   * The check cost per depth of the value: at [d], the subschemas (1 each)
+   * and keywords, references unfolded, that may apply to a value nested d
+   * levels down. A value node meets at most these, so the nodes at each
+   * depth times its cost bound the work of checking (value-check.ts).
+   * Empty when the schema is refused.
+   */
+  levels: readonly number[];
 }
 
 /** The pointer of the first value nested deeper than `max`, if any. */
@@ -166,7 +207,12 @@ class Walk {
   /** `$dynamicAnchor` names: a `$dynamicRef` may land on any of them (its scope is the caller's). */
   readonly dynamicAnchors = new Map<string, Node[]>();
 
-  node(schema: Record<string, unknown>, at: string, parent: Resource | undefined): Node {
+  node(
+    schema: Record<string, unknown>,
+    at: string,
+    parent: Resource | undefined,
+    shift: 0 | 1 | undefined,
+  ): Node {
     this.count += 1;
     this.cost += 1 + Object.keys(schema).length;
     for (const k of ["enum", "required"]) {
@@ -177,7 +223,7 @@ class Walk {
       parent === undefined || typeof schema["$id"] === "string"
         ? { root: schema, anchors: new Map() }
         : parent;
-    const node: Node = { schema, at, resource, children: [] };
+    const node: Node = { schema, at, resource, children: [], shift };
     this.nodes.set(schema, node);
     if (typeof schema["$anchor"] === "string") resource.anchors.set(schema["$anchor"], node);
     const dynamic = schema["$dynamicAnchor"];
@@ -186,17 +232,19 @@ class Walk {
       this.dynamicAnchors.set(dynamic, [...(this.dynamicAnchors.get(dynamic) ?? []), node]);
     }
     this.patterns(schema, at);
-    const add = (sub: unknown, subAt: string): void => {
-      if (isRecord(sub)) node.children.push(this.node(sub, subAt, resource));
+    const add = (sub: unknown, subAt: string, k: string): void => {
+      if (isRecord(sub)) node.children.push(this.node(sub, subAt, resource, SHIFT[k]));
     };
-    for (const k of SCHEMA_VALUED) add(schema[k], pointer(at, k));
+    for (const k of SCHEMA_VALUED) add(schema[k], pointer(at, k), k);
     for (const k of SCHEMA_ARRAYS) {
       const list = schema[k];
-      if (Array.isArray(list)) list.forEach((s, i) => add(s, pointer(at, k, i)));
+      if (Array.isArray(list)) list.forEach((s, i) => add(s, pointer(at, k, i), k));
     }
     for (const k of SCHEMA_MAPS) {
       const map = schema[k];
-      if (isRecord(map)) for (const [name, s] of Object.entries(map)) add(s, pointer(at, k, name));
+      if (isRecord(map)) {
+        for (const [name, s] of Object.entries(map)) add(s, pointer(at, k, name), k);
+      }
     }
     return node;
   }
@@ -248,6 +296,26 @@ class Unfolding {
   readonly #open = new Set<Node>();
 
   constructor(private readonly walk: Walk) {}
+
+  /** Measure.levels of `node` (once errorsFrom found no cycle): its cost per depth of the value. */
+  levels(node: Node): number[] {
+    const known = this.#levels.get(node);
+    if (known !== undefined) return known;
+    const out = [1 + Object.keys(node.schema).length];
+    const add = (levels: readonly number[], shift: number): void => {
+      levels.forEach((c, d) => (out[d + shift] = (out[d + shift] ?? 0) + c));
+    };
+    for (const child of node.children) {
+      if (child.shift !== undefined) add(this.levels(child), child.shift);
+    }
+    for (const [, targets] of this.#references(node)) {
+      for (const t of targets) add(this.levels(t), 0);
+    }
+    this.#levels.set(node, out);
+    return out;
+  }
+
+  readonly #levels = new Map<Node, number[]>();
 
   errorsFrom(root: Node, at: string): FieldError[] {
     try {

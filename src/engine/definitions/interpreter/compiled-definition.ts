@@ -4,9 +4,8 @@
  * per (tenant, key, version) for as long as there is room (an LRU). Its
  * expressions are compiled where they are evaluated, in the expression sandbox.
  */
-import type { ValidateFunction } from "ajv";
 import { conflict } from "../../../domain/errors.ts";
-import { compileSchema } from "../schema-compiler.ts";
+import { compileSchema, type CompiledSchema } from "../schema-compiler.ts";
 import type { Branch, ProcessDefinition, State } from "../definition-language.ts";
 
 /** Where a run's states come from: the definition's top level, or a parallel branch in it. */
@@ -19,7 +18,7 @@ export interface Scope {
 
 export class CompiledDefinition {
   private readonly scopes = new Map<string, Scope>();
-  private varsCheck: ValidateFunction | null | undefined;
+  private varsCheck: CompiledSchema | null | undefined;
 
   constructor(
     readonly key: string,
@@ -53,7 +52,7 @@ export class CompiledDefinition {
    * version published before a rule it breaks (a recursive schema, a pattern
    * RE2 cannot run) is refused as a conflict on every start, naming why.
    */
-  varsValidator(): ValidateFunction | null {
+  varsValidator(): CompiledSchema | null {
     if (this.varsCheck !== undefined) return this.varsCheck;
     const schema = this.definition.vars;
     if (schema === undefined) return (this.varsCheck = null);
@@ -64,7 +63,7 @@ export class CompiledDefinition {
         `version ${this.version} of '${this.key}' has a vars schema the engine cannot run (${why}): publish a version that passes validation`,
       );
     }
-    this.varsCheck = outcome.check;
+    this.varsCheck = outcome;
     return this.varsCheck;
   }
 }

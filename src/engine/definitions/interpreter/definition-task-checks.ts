@@ -10,7 +10,6 @@
  * and the actor's permission (complete.ts's assertRules, on the task read
  * here): a done task is 409 and a stranger 403 whatever they send.
  */
-import type { ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
 import { conflict, invalidDocument, type FieldError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
@@ -19,7 +18,8 @@ import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
 import { assertRules } from "../../human-tasks/complete.ts";
 import type { Directory, TaskStore } from "../../ports.ts";
 import { untickedCheckboxErrors } from "../required-checkboxes.ts";
-import { compileSchema } from "../schema-compiler.ts";
+import { compileSchema, type CompiledSchema } from "../schema-compiler.ts";
+import { valueFindings } from "../value-check.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
 import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
 
@@ -80,12 +80,7 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
     const form = rv[FORM_VAR];
     if (typeof form === "object" && form !== null) {
       const { action: _a, ...data } = vars ?? {};
-      const check = formCheck(form);
-      if (!check(data)) {
-        for (const e of check.errors ?? []) {
-          errors.push({ pointer: `/vars${e.instancePath}`, reason: e.message ?? e.keyword });
-        }
-      }
+      errors.push(...valueFindings(formCheck(form), data, "/vars", "the completion's vars"));
       errors.push(...untickedCheckboxErrors(form, data));
     }
     if (errors.length > 0) {
@@ -95,9 +90,9 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
 }
 
 /** The task's form compiled (cached by its text in the compiler). */
-function formCheck(form: object): ValidateFunction {
+function formCheck(form: object): CompiledSchema {
   const outcome = compileSchema(form);
-  if (outcome.ok) return outcome.check;
+  if (outcome.ok) return outcome;
   // A form published before a rule it breaks: the task cannot be completed through it.
   const why = outcome.errors.map((e) => `/form${e.pointer} ${e.reason}`).join("; ");
   throw conflict(`the task's form cannot be checked (${why}); cancel the run or its task`);

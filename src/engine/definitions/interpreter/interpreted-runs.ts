@@ -4,7 +4,7 @@
  * run of `taskflow.definition-run` whose root instance is the process the
  * inbox and the process list show (under the definition's key).
  */
-import { conflict, invalidDocument, notFound, type FieldError } from "../../../domain/errors.ts";
+import { conflict, invalidDocument, notFound } from "../../../domain/errors.ts";
 import { DRAFT_VERSION, type DefinitionVersion } from "../../../domain/definition-version.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
@@ -19,6 +19,7 @@ import type {
   StartedDefinitionRun,
 } from "../definition-runs.ts";
 import type { CompiledDefinition } from "./compiled-definition.ts";
+import { valueFindings } from "../value-check.ts";
 import type { DefinitionCache } from "./definition-cache.ts";
 import { RESPOND_STEP } from "./respond-state.ts";
 import type { ResponseWaiters } from "./response-waiters.ts";
@@ -122,11 +123,10 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
 }
 
 function checkVars(def: CompiledDefinition, vars: Vars): void {
-  const check = def.varsValidator();
-  if (check === null || check(vars)) return;
-  const errors: FieldError[] = (check.errors ?? []).map((e) => ({
-    pointer: `/vars${e.instancePath}`,
-    reason: e.message ?? e.keyword,
-  }));
-  throw invalidDocument(`the vars do not match the schema of '${def.key}'`, errors);
+  const compiled = def.varsValidator();
+  if (compiled === null) return;
+  const errors = valueFindings(compiled, vars, "/vars", `the vars of '${def.key}'`);
+  if (errors.length > 0) {
+    throw invalidDocument(`the vars do not match the schema of '${def.key}'`, errors);
+  }
 }

@@ -8,6 +8,7 @@ import { NonRetryableError } from "../../../domain/workflow-failure.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { SubProcessState } from "../definition-language.ts";
 import { isReservedWorkflow } from "../../durable/reserved-workflows.ts";
+import { checkChildVars } from "./child-vars-check.ts";
 import { DEFINITION_RUN, isRunOutput, type DefinitionRunInput } from "./run-input.ts";
 import type { InterpretedRun, Transition } from "./run-context.ts";
 
@@ -32,6 +33,7 @@ export async function runSubProcess(
   const vars = (
     typeof input === "object" && input !== null && !Array.isArray(input) ? input : { input }
   ) as Vars;
+  await checkChildVars(run, key, version, vars);
   const child: DefinitionRunInput = { key, version, vars };
   // A process of its own, listed under the child definition's key (its tasks carry that key).
   const out = await ctx.child<DefinitionRunInput, unknown>(DEFINITION_RUN, child, {
