@@ -22,6 +22,9 @@ import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/inte
 import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
 import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
 import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
+import type { Logger } from "pino";
+import { createLogger } from "./server/logging.ts";
+import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -119,9 +122,9 @@ export function createDurable(
 }
 
 /**
- * `taskflow worker`: migrations, then a worker without HTTP, and the
+ * `taskflow worker`: migrations, then a worker without an API, and the
  * background jobs every node runs (a worker-only node can hold them too).
- * Resolves once it runs.
+ * With config.workerHealthAddr, a health listener (worker-health.ts). Resolves once it runs.
  */
 export async function startWorker(
   config: TaskflowConfig,
@@ -129,32 +132,53 @@ export async function startWorker(
   worker: WorkerOptions = {},
   /** Where a failing background job is reported (rate-limited); default: nowhere. */
   onJobError: JobErrorReporter = () => undefined,
-): Promise<{ durable: Durable; close(): Promise<void> }> {
+  /** Health requests are logged here; default: a pino logger at config.logLevel. */
+  logger: Logger = createLogger(config),
+): Promise<{ durable: Durable; health: HealthListener | undefined; close(): Promise<void> }> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
   const coordination = coordinationFor(config, database);
+  let durable: Durable | undefined;
+  let health: HealthListener | undefined;
   try {
+    if (config.workerHealthAddr !== null) {
+      health = await listenForHealth(
+        config.workerHealthAddr,
+        logger,
+        () => database.ping(),
+        () => durable?.worker,
+      );
+    }
     await database.migrate();
     const store = database.tasks;
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
-    const durable = createDurable(database, { workflows, worker, humanTasks, directory });
-    await durable.start();
+    const started = createDurable(database, {
+      workflows,
+      worker,
+      humanTasks,
+      directory,
+    });
+    await started.start();
+    durable = started;
     const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;
     const close = async () => {
       try {
-        await durable.stop();
+        // The health listener outlives the worker's drain: /readyz says "not polling" meanwhile.
+        await started.stop();
       } finally {
+        await health?.close().catch(() => undefined);
         await jobs.stop().catch(() => undefined);
         await coordination.close().catch(() => undefined);
         await database.close();
       }
     };
-    return { durable, close: () => (closing ??= close()) };
+    return { durable: started, health, close: () => (closing ??= close()) };
   } catch (e) {
+    await health?.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;
