@@ -23,6 +23,7 @@ import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpre
 import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
 import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
 import type { Logger } from "pino";
+import { logRunFailures } from "./log-run-failures.ts";
 import { createLogger } from "./server/logging.ts";
 import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
@@ -124,7 +125,8 @@ export function createDurable(
 /**
  * `taskflow worker`: migrations, then a worker without an API, and the
  * background jobs every node runs (a worker-only node can hold them too).
- * With config.workerHealthAddr, a health listener (worker-health.ts). Resolves once it runs.
+ * With config.workerHealthAddr, a health listener (worker-health.ts). Runs
+ * that fail are logged, as on a server (log-run-failures.ts). Resolves once it runs.
  */
 export async function startWorker(
   config: TaskflowConfig,
@@ -132,7 +134,7 @@ export async function startWorker(
   worker: WorkerOptions = {},
   /** Where a failing background job is reported (rate-limited); default: nowhere. */
   onJobError: JobErrorReporter = () => undefined,
-  /** Health requests are logged here; default: a pino logger at config.logLevel. */
+  /** Failed runs and health requests are logged here; default: a pino logger at config.logLevel. */
   logger: Logger = createLogger(config),
 ): Promise<{ durable: Durable; health: HealthListener | undefined; close(): Promise<void> }> {
   const database = openDatabase(config.databaseUrl, {
@@ -155,11 +157,20 @@ export async function startWorker(
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
+    // A run that fails says so in this process's log: otherwise only GET /v1/runs/{id} tells.
+    const onRunOutcome = logRunFailures(
+      (tenantId, id) =>
+        database.runs
+          .getRun(tenantId, id)
+          .then((r) => r ?? Promise.reject(new Error(`run ${id} is gone`))),
+      () => logger,
+    );
     const started = createDurable(database, {
       workflows,
       worker,
       humanTasks,
       directory,
+      onRunOutcome,
     });
     await started.start();
     durable = started;
