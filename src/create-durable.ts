@@ -24,6 +24,10 @@ import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/inte
 import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
 import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
 import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
+import type { Logger } from "pino";
+import { logRunFailures } from "./log-run-failures.ts";
+import { createLogger } from "./server/logging.ts";
+import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {
   /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
@@ -136,9 +140,10 @@ export function createDurable(
 }
 
 /**
- * `taskflow worker`: migrations, then a worker without HTTP, and the
+ * `taskflow worker`: migrations, then a worker without an API, and the
  * background jobs every node runs (a worker-only node can hold them too).
- * Resolves once it runs.
+ * With config.workerHealthAddr, a health listener (worker-health.ts). Runs
+ * that fail are logged, as on a server (log-run-failures.ts). Resolves once it runs.
  */
 export async function startWorker(
   config: TaskflowConfig,
@@ -146,38 +151,63 @@ export async function startWorker(
   worker: WorkerOptions = {},
   /** Where a failing background job is reported (rate-limited); default: nowhere. */
   onJobError: JobErrorReporter = () => undefined,
-): Promise<{ durable: Durable; close(): Promise<void> }> {
+  /** Failed runs and health requests are logged here; default: a pino logger at config.logLevel. */
+  logger: Logger = createLogger(config),
+): Promise<{ durable: Durable; health: HealthListener | undefined; close(): Promise<void> }> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
   const coordination = coordinationFor(config, database);
+  let durable: Durable | undefined;
+  let health: HealthListener | undefined;
   try {
+    if (config.workerHealthAddr !== null) {
+      health = await listenForHealth(
+        config.workerHealthAddr,
+        logger,
+        () => database.ping(),
+        () => durable?.worker,
+      );
+    }
     await database.migrate();
     const store = database.tasks;
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
     const humanTasks = humanTaskBridge(store, engine, directory);
-    const durable = createDurable(database, {
+    // A run that fails says so in this process's log: otherwise only GET /v1/runs/{id} tells.
+    const onRunOutcome = logRunFailures(
+      (tenantId, id) =>
+        database.runs
+          .getRun(tenantId, id)
+          .then((r) => r ?? Promise.reject(new Error(`run ${id} is gone`))),
+      () => logger,
+    );
+    const started = createDurable(database, {
       workflows,
       worker,
       humanTasks,
       directory,
       runLimits: runLimitsOf(config),
+      onRunOutcome,
     });
-    await durable.start();
+    await started.start();
+    durable = started;
     const jobs = startBackgroundJobs(coordination, onJobError);
     let closing: Promise<void> | undefined;
     const close = async () => {
       try {
-        await durable.stop();
+        // The health listener outlives the worker's drain: /readyz says "not polling" meanwhile.
+        await started.stop();
       } finally {
+        await health?.close().catch(() => undefined);
         await jobs.stop().catch(() => undefined);
         await coordination.close().catch(() => undefined);
         await database.close();
       }
     };
-    return { durable, close: () => (closing ??= close()) };
+    return { durable: started, health, close: () => (closing ??= close()) };
   } catch (e) {
+    await health?.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;

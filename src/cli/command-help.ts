@@ -59,9 +59,15 @@ ${SEE_ALL}
 `,
     worker: `Usage: taskflow worker --workflows <module> [--config <file>]
 
-Execute workflow runs without HTTP: the runs of the workflows the module exports,
-from DATABASE_URL — the database the serving nodes use (unset: the SQLite file
-./taskflow.db). Needs no API key. SIGTERM or SIGINT stops it.
+Execute workflow runs without the API: the runs of the workflows the module
+exports, from DATABASE_URL — the database the serving nodes use (unset: the
+SQLite file ./taskflow.db). A run that fails is logged (one warn line). SIGTERM
+or SIGINT stops it.
+
+With WF_WORKER_HEALTH_ADDR (host:port; unset: none), it serves GET /healthz
+(alive) and GET /readyz (the store answers and the worker polls; 503 naming what
+is not) there, and nothing else. Needs no API key, even in production: it serves
+no API, and the health routes take no key (as on a server).
 
 Options:
   --workflows <m>  required: a .ts, .js or .mjs module; every workflow(...) it

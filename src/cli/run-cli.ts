@@ -31,7 +31,8 @@ Commands:
              worker that executes their runs (not with --no-worker). Starts
              of workflows that a worker elsewhere serves are accepted too
   console    serve with the Console at /console/ (the same as serve --console)
-  worker     execute workflow runs without HTTP (needs --workflows)
+  worker     execute workflow runs without the API (needs --workflows); with
+             WF_WORKER_HEALTH_ADDR, /healthz and /readyz there; no key needed
   migrate    apply pending database migrations, then exit
   keys create --name <name> [--tenant <id>] [--expires <90d|12h|date>]
              store a new API key (scoped to one tenant with --tenant) and
@@ -232,7 +233,8 @@ async function worker(
   io: CliIo,
   workflows: string,
 ): Promise<number> {
-  // A worker serves no HTTP, so it does not need API keys even in production.
+  // A worker serves no API (at most /healthz and /readyz, which take no key on a
+  // server either), so a key would guard nothing: none is required, even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
   const mod = await importWorkflowModule(workflows);
   const w = await startWorker(
@@ -256,6 +258,7 @@ async function worker(
   });
   const names = w.durable.registry.names().join(", ");
   io.out(`taskflow: worker ${w.durable.worker!.owner} running workflows ${names}\n`);
+  if (w.health !== undefined) io.out(`taskflow: worker health on ${w.health.address}\n`);
   return 0;
 }
 

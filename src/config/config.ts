@@ -27,6 +27,8 @@ export interface RateLimit {
 
 export interface TaskflowConfig {
   readonly addr: Readonly<ListenAddress>;
+  /** Where `taskflow worker` serves /healthz and /readyz; null: no listener (the default). */
+  readonly workerHealthAddr: Readonly<ListenAddress> | null;
   /** Never empty after validation: an empty DATABASE_URL becomes the SQLite default file. */
   readonly databaseUrl: string;
   readonly users: readonly string[];
@@ -129,6 +131,7 @@ export type ConfigKey = keyof TaskflowConfig;
 
 export const ConfigKeys: readonly ConfigKey[] = [
   "addr",
+  "workerHealthAddr",
   "databaseUrl",
   "users",
   "groups",
@@ -186,6 +189,8 @@ export const ConfigKeys: readonly ConfigKey[] = [
  */
 export interface ConfigOverrides {
   addr?: string | ListenAddress | undefined;
+  /** As addr; "" or null: no health listener. */
+  workerHealthAddr?: string | ListenAddress | null | undefined;
   databaseUrl?: string | undefined;
   users?: string | readonly string[] | undefined;
   groups?: Record<string, string | readonly string[]> | undefined;

@@ -83,6 +83,8 @@ export const DEFAULT_CONSOLE_REFRESH_TTL_MS = 8 * 60 * 60 * 1000;
 export function defaultsLayer(): Layer {
   return settingsOf("defaults", {
     addr: DEFAULT_ADDR,
+    // Off: a server and workers on one host would otherwise contend for one port.
+    workerHealthAddr: null,
     databaseUrl: "",
     users: [],
     groups: {},

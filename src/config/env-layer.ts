@@ -6,6 +6,7 @@ const GROUP_PREFIX = "WF_GROUP_";
 /** Environment variable → config key; docs/configuration.md lists them all. */
 const VARIABLES = {
   ADDR: "addr",
+  WF_WORKER_HEALTH_ADDR: "workerHealthAddr",
   DATABASE_URL: "databaseUrl",
   WF_USERS: "users",
   WF_API_KEYS: "apiKeys",

@@ -24,6 +24,12 @@ export function parseAddr(value: unknown): ListenAddress {
   return { host: host === "" ? ANY_HOST : host, port: parsePort(value, m[2] ?? "") };
 }
 
+/** An address that may be off: "" or null is no listener (WF_WORKER_HEALTH_ADDR). */
+export function parseOptionalAddr(value: unknown): ListenAddress | null {
+  if (value === null || value === "") return null;
+  return parseAddr(value);
+}
+
 function parsePort(value: string, raw: string): number {
   const port = /^[0-9]{1,5}$/.test(raw) ? Number(raw) : NaN;
   if (!(port >= 0 && port <= 65535)) {

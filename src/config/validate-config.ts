@@ -3,7 +3,7 @@ import { recordSources } from "./config-sources.ts";
 import { isDevelopment, type ConfigKey, type TaskflowConfig } from "./config.ts";
 import type { Layer, Setting } from "./layers.ts";
 import { DEVELOPMENT_HOST } from "./defaults.ts";
-import { parseAddr } from "./parse-addr.ts";
+import { parseAddr, parseOptionalAddr } from "./parse-addr.ts";
 import {
   parseApiKeys,
   parseBodyLimit,
@@ -64,6 +64,7 @@ import {
 
 const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   addr: parseAddr,
+  workerHealthAddr: parseOptionalAddr,
   databaseUrl: parseDatabaseUrl,
   users: parseIds,
   groups: parseGroups,

@@ -26,6 +26,12 @@ export type ReadinessChecks = Readonly<Record<string, () => Promise<void>>>;
  */
 export const CHECK_TIMEOUT_MS = 1_500;
 
+/**
+ * A check that knows why it is not ready without a backend to ask (a worker
+ * whose claim loop stopped): its message is the outcome /readyz names.
+ */
+export class NotReady extends Error {}
+
 /** "ok", or why not: "unavailable", "failing", "no answer within … ms". */
 type Outcome = string;
 
@@ -58,7 +64,8 @@ async function outcomeOf(check: () => Promise<void>, timeoutMs: number): Promise
   });
   const answer = check().then(
     (): Outcome => "ok",
-    (e: unknown): Outcome => (isUnavailable(e) ? "unavailable" : "failing"),
+    (e: unknown): Outcome =>
+      e instanceof NotReady ? e.message : isUnavailable(e) ? "unavailable" : "failing",
   );
   try {
     return await Promise.race([answer, timeout]);

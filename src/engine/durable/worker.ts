@@ -125,6 +125,11 @@ export class Worker {
     });
   }
 
+  /** Between start() and stop(): its claim loop polls for runs (a worker's readiness). */
+  get polling(): boolean {
+    return this.running;
+  }
+
   get activeCount(): number {
     return this.active.size;
   }
