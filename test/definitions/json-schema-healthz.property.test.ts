@@ -18,9 +18,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import type { Taskflow } from "../../src/create-taskflow.ts";
+import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "schema-prop-key-0123456789abcdefghij";
 const RUNS = 60;
@@ -29,22 +28,16 @@ const seedOption = () => (process.env.FC_SEED ? { seed: Number(process.env.FC_SE
 
 let tf: Taskflow;
 let port = 0;
-let drop: () => Promise<void>;
+let node: SqliteNode | undefined;
 
 before(async () => {
-  const db = await createTestDatabase({ name: "sqlite" });
-  drop = () => db.drop();
-  const config = loadConfig({
-    env: {},
-    overrides: { databaseUrl: db.url, apiKeys: [KEY], logLevel: "silent", rateLimit: false },
-  });
-  tf = await createTaskflow(config);
+  node = await startSqliteTaskflow(KEY);
+  tf = node.tf;
   port = Number(new URL(await tf.server.listen({ host: "127.0.0.1", port: 0 })).port);
 });
 
 after(async () => {
-  await tf?.close();
-  await drop?.();
+  await node?.close();
 });
 
 interface Answer {

@@ -9,35 +9,22 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/create-taskflow.ts";
 import type { DefinitionVersionStore } from "../../src/engine/definitions/definition-version-store.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "schema-key-0123456789abcdefghij";
 let tf: Taskflow;
-let drop: () => Promise<void>;
+let node: SqliteNode | undefined;
 const actor = { tenantId: "default", actorId: "alice" };
 
 before(async () => {
-  const db = await createTestDatabase({ name: "sqlite" });
-  drop = () => db.drop();
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      databaseUrl: db.url,
-      apiKeys: [KEY],
-      logLevel: "silent",
-      rateLimit: false,
-      bodyLimit: 4 * 1024 * 1024,
-    },
-  });
-  tf = await createTaskflow(config);
+  node = await startSqliteTaskflow(KEY, { bodyLimit: 4 * 1024 * 1024 });
+  tf = node.tf;
 });
 
 after(async () => {
-  await tf?.close();
-  await drop?.();
+  await node?.close();
 });
 
 async function call(method: "GET" | "POST", url: string, body?: object, as = "alice") {

@@ -11,30 +11,18 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import type { Taskflow } from "../../src/create-taskflow.ts";
+import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "values-key-0123456789abcdefghij";
 const actor = { tenantId: "default", actorId: "alice" };
 let tf: Taskflow;
 let port = 0;
-let drop: () => Promise<void>;
+let node: SqliteNode | undefined;
 
 before(async () => {
-  const db = await createTestDatabase({ name: "sqlite" });
-  drop = () => db.drop();
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      databaseUrl: db.url,
-      apiKeys: [KEY],
-      logLevel: "silent",
-      rateLimit: false,
-      bodyLimit: 4 * 1024 * 1024,
-    },
-  });
-  tf = await createTaskflow(config);
+  node = await startSqliteTaskflow(KEY, { bodyLimit: 4 * 1024 * 1024 });
+  tf = node.tf;
   port = Number(new URL(await tf.server.listen({ host: "127.0.0.1", port: 0 })).port);
   const branches = Array.from({ length: 300 }, (_, i) => ({ required: [`x${i}`] }));
   await publish("wide", { type: "object", properties: { list: { items: { anyOf: branches } } } });
@@ -59,8 +47,7 @@ before(async () => {
 });
 
 after(async () => {
-  await tf?.close();
-  await drop?.();
+  await node?.close();
 });
 
 const publish = (key: string, vars: object) =>

@@ -15,16 +15,15 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/create-taskflow.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { workflow } from "../../src/workflow.ts";
-import { createTestDatabase } from "../support/backends.ts";
+import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "rules-key-0123456789abcdefghijkl";
 const TENANT = "default";
 let tf: Taskflow;
-let drop: () => Promise<void>;
+let node: SqliteNode | undefined;
 
 const idle = workflow("idle", async (ctx) => {
   await ctx.waitForSignal("go");
@@ -32,21 +31,12 @@ const idle = workflow("idle", async (ctx) => {
 });
 
 before(async () => {
-  const db = await createTestDatabase({ name: "sqlite" });
-  drop = () => db.drop();
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      databaseUrl: db.url,
-      apiKeys: [KEY],
-      logLevel: "silent",
-      rateLimit: false,
-      users: "alice,bob,carol",
-      groups: { clerks: ["carol"] },
-      triggerResponseTimeout: 0,
-    },
-  });
-  tf = await createTaskflow(config, { workflows: [idle], worker: { pollMs: 20 } });
+  node = await startSqliteTaskflow(
+    KEY,
+    { users: "alice,bob,carol", groups: { clerks: ["carol"] }, triggerResponseTimeout: 0 },
+    { workflows: [idle], worker: { pollMs: 20 } },
+  );
+  tf = node.tf;
   const alice = { tenantId: TENANT, actorId: "alice" };
   await tf.definitions.publish(alice, "leave", {
     key: "leave",
@@ -82,8 +72,7 @@ before(async () => {
 });
 
 after(async () => {
-  await tf?.close();
-  await drop?.();
+  await node?.close();
 });
 
 async function call(method: "GET" | "POST", url: string, as: string, body?: unknown) {
