@@ -12,7 +12,7 @@
  * with "JavaScript heap out of memory"), while a child that runs out of memory
  * dies alone.
  *
- * Measured by `npm run bench -- expressions` (docs/performance.md): the round
+ * Measured by `npm run bench -- expressions` (docs/benchmarks.md): the round
  * trip to a child is the cost per evaluation, against plain jsonata in-process.
  */
 import { fork, type ChildProcess } from "node:child_process";
