@@ -50,6 +50,8 @@ interface DurableWiring extends DurableOptions {
   directory?: Directory | undefined;
   /** Caps on signals and history per run (config: WF_RUN_MAX_*, WF_SIGNAL_MAX_BYTES). */
   runLimits?: RunLimits | undefined;
+  /** Executions in a row without parking before a run is quarantined (WF_RUN_QUARANTINE_AFTER). */
+  quarantineAfter?: number | undefined;
 }
 
 export interface Durable {
@@ -104,6 +106,9 @@ export function createDurable(
             ...workerOptions,
             contextOptions: {
               ...(options.runLimits && { maxHistoryEvents: options.runLimits.maxHistoryEvents }),
+              ...(options.quarantineAfter !== undefined && {
+                quarantineAfter: options.quarantineAfter,
+              }),
               ...workerOptions.contextOptions,
               humanTasks: options.humanTasks,
             },
@@ -188,6 +193,7 @@ export async function startWorker(
       humanTasks,
       directory,
       runLimits: runLimitsOf(config),
+      quarantineAfter: config.runQuarantineAfter,
       onRunOutcome,
     });
     await started.start();

@@ -113,6 +113,7 @@ export async function createTaskflow(
       humanTasks: humanTaskBridge(store, inbox, directory),
       directory,
       runLimits: runLimitsOf(config),
+      quarantineAfter: config.runQuarantineAfter,
       // The worker retries on its own; the log says why runs are not progressing.
       onWorkerError: (what, e) =>
         server?.log.warn({ cause: e.message }, `durable worker: ${what} failed; retrying`),

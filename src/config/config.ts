@@ -53,6 +53,8 @@ export interface TaskflowConfig {
   readonly runMaxHistory: number;
   /** Bytes of one signal's payload (stored JSON) past which it is 413; 0 = no cap. */
   readonly signalMaxBytes: number;
+  /** Executions in a row that neither park nor finish, past which a run is quarantined. */
+  readonly runQuarantineAfter: number;
   /** normal: a COMMIT survives a process crash; full: also an OS crash or power loss. */
   readonly sqliteSynchronous: SqliteSynchronous;
   /** Where locks, shared rate limits, idempotency keys and API keys live: sql (the store's database), redis or memory. */
@@ -146,6 +148,7 @@ export const ConfigKeys: readonly ConfigKey[] = [
   "runMaxPendingSignals",
   "runMaxHistory",
   "signalMaxBytes",
+  "runQuarantineAfter",
   "sqliteSynchronous",
   "coordination",
   "redisUrl",
@@ -212,6 +215,8 @@ export interface ConfigOverrides {
   runMaxHistory?: string | number | undefined;
   /** Bytes, as a number or a string of digits; 0 or "off" disables. */
   signalMaxBytes?: string | number | undefined;
+  /** A whole number ≥ 1, as a number or a string of digits. */
+  runQuarantineAfter?: string | number | undefined;
   /** "normal" or "full" (any case). */
   sqliteSynchronous?: string | undefined;
   /** "sql", "redis" or "memory". */

@@ -1,3 +1,4 @@
+import { DEFAULT_CONTEXT_OPTIONS } from "../engine/durable/context-options.ts";
 import { DEFAULT_RUN_LIMITS } from "../engine/durable/run-limits.ts";
 import type { Layer } from "./layers.ts";
 import { settingsOf } from "./layers.ts";
@@ -99,6 +100,7 @@ export function defaultsLayer(): Layer {
     runMaxPendingSignals: DEFAULT_RUN_LIMITS.maxPendingSignals,
     runMaxHistory: DEFAULT_RUN_LIMITS.maxHistoryEvents,
     signalMaxBytes: DEFAULT_RUN_LIMITS.maxSignalBytes,
+    runQuarantineAfter: DEFAULT_CONTEXT_OPTIONS.quarantineAfter,
     sqliteSynchronous: DEFAULT_SQLITE_SYNCHRONOUS,
     coordination: "sql",
     redisUrl: null,

@@ -19,6 +19,7 @@ const VARIABLES = {
   WF_MAX_EVENT_LOOP_DELAY: "maxEventLoopDelay",
   WF_RUN_MAX_PENDING_SIGNALS: "runMaxPendingSignals",
   WF_RUN_MAX_HISTORY: "runMaxHistory",
+  WF_RUN_QUARANTINE_AFTER: "runQuarantineAfter",
   WF_SIGNAL_MAX_BYTES: "signalMaxBytes",
   WF_SQLITE_SYNCHRONOUS: "sqliteSynchronous",
   WF_COORDINATION: "coordination",

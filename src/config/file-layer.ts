@@ -10,7 +10,7 @@ const readUtf8: ReadFile = (path) => readFileSync(path, "utf8");
 /**
  * The optional JSON config file: an object whose keys are the config keys
  * (addr, databaseUrl, users, groups, apiKeys, nodeEnv, bodyLimit, logLevel, rateLimit,
- * exposeErrorStacks, maxInFlight, maxEventLoopDelay, runMaxHistory, sqliteSynchronous,
+ * exposeErrorStacks, maxInFlight, maxEventLoopDelay, runMaxHistory, runQuarantineAfter, sqliteSynchronous,
  * idempotencyMarkerTtl, ...; config.ts lists them all).
  * Unknown keys are refused so that a typo does not silently fall back to a default.
  */

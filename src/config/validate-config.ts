@@ -27,6 +27,7 @@ import { parseMaxEventLoopDelay, parseMaxInFlight } from "./parse-load-limits.ts
 import {
   parseRunMaxHistory,
   parseRunMaxPendingSignals,
+  parseRunQuarantineAfter,
   parseSignalMaxBytes,
 } from "./parse-run-limits.ts";
 import { parseRateLimit } from "./parse-rate-limit.ts";
@@ -79,6 +80,7 @@ const PARSERS: { [K in ConfigKey]: (value: unknown) => TaskflowConfig[K] } = {
   runMaxPendingSignals: parseRunMaxPendingSignals,
   runMaxHistory: parseRunMaxHistory,
   signalMaxBytes: parseSignalMaxBytes,
+  runQuarantineAfter: parseRunQuarantineAfter,
   sqliteSynchronous: parseSqliteSynchronous,
   coordination: parseCoordination,
   redisUrl: parseRedisUrl,

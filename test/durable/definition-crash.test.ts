@@ -160,10 +160,21 @@ function suite(b: Backend) {
               const run = await cluster.call("GET", `/v1/runs/${id}`);
               if (["completed", "failed", "cancelled"].includes(run.status)) finals.set(id, run);
             }
-            assert.ok(
-              Date.now() < until,
-              `only ${finals.size}/${RUNS} processes ended within 60 s`,
-            );
+            if (Date.now() >= until) {
+              const left = runIds.filter((x) => !finals.has(x));
+              const statuses = await Promise.all(
+                left.map(async (id) => (await cluster.call("GET", `/v1/runs/${id}`)).status),
+              );
+              const counts = Object.entries(
+                statuses.reduce<Record<string, number>>(
+                  (c, st: string) => ({ ...c, [st]: (c[st] ?? 0) + 1 }),
+                  {},
+                ),
+              );
+              assert.fail(
+                `only ${finals.size}/${RUNS} processes ended within 60 s; the others: ${JSON.stringify(Object.fromEntries(counts))}`,
+              );
+            }
           }
           // Fewer than RUNS when a node died after committing a completion, before answering.
           const completedTasks = await tasks.stop();

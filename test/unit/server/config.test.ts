@@ -325,6 +325,17 @@ void describe("caps per run", () => {
       /environment WF_RUN_MAX_HISTORY: "lots" is not a number of events/,
     );
   });
+
+  void test("WF_RUN_QUARANTINE_AFTER: 25 by default, set by the environment, never off", () => {
+    assert.equal(load({}).runQuarantineAfter, 25);
+    assert.equal(load({ env: { ...DEV, WF_RUN_QUARANTINE_AFTER: "3" } }).runQuarantineAfter, 3);
+    for (const bad of ["0", "off", "-1", "1.5", "lots"]) {
+      assert.match(
+        configError(() => load({ env: { ...DEV, WF_RUN_QUARANTINE_AFTER: bad } })),
+        /environment WF_RUN_QUARANTINE_AFTER: .* is not a number of executions between 1 and 10000/,
+      );
+    }
+  });
 });
 
 void describe("load shedding and SQLite synchronous", () => {
