@@ -162,9 +162,11 @@ function suite(b: Backend) {
             }
             if (Date.now() >= until) {
               const left = runIds.filter((x) => !finals.has(x));
-              const statuses = await Promise.all(
-                left.map(async (id) => (await cluster.call("GET", `/v1/runs/${id}`)).status),
+              const lefts = await Promise.all(
+                left.map(async (id) => await cluster.call("GET", `/v1/runs/${id}`)),
               );
+              const statuses = lefts.map((r) => r.status as string);
+              const why = lefts.find((r) => r.error !== null)?.error?.message;
               const counts = Object.entries(
                 statuses.reduce<Record<string, number>>(
                   (c, st: string) => ({ ...c, [st]: (c[st] ?? 0) + 1 }),
@@ -172,7 +174,7 @@ function suite(b: Backend) {
                 ),
               );
               assert.fail(
-                `only ${finals.size}/${RUNS} processes ended within 60 s; the others: ${JSON.stringify(Object.fromEntries(counts))}`,
+                `only ${finals.size}/${RUNS} processes ended within 60 s; the others: ${JSON.stringify(Object.fromEntries(counts))}${why === undefined ? "" : `; one says: ${why}`}`,
               );
             }
           }

@@ -615,28 +615,58 @@ function cases(name: string, open: Open, opts: () => Promise<{ skip?: string }>,
       assert.equal((await runs.claimRuns("w2", NOW + 1, NOW + 5_000, 1)).length, 1);
     });
 
-    t("stalled executions: one per claim, 0 after suspend or continueAsNew", async ({ runs }) => {
-      await runs.createRun(newRun("r1"));
-      const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
-      let at = NOW;
-      // Each claim after the previous lease ran out (a crashed worker), or after a release.
-      const claim = async () => {
-        const c = await runs.claimRuns("w1", at, at + 5_000, 1);
-        at += 6_000;
-        return c.map((r) => r.stalledExecutions);
-      };
-      assert.deepEqual(await claim(), [1]);
-      assert.deepEqual(await claim(), [2]);
-      await runs.release(lease, at);
-      assert.deepEqual(await claim(), [3]);
-      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 3);
-      assert.equal(await runs.suspend(lease, at, [], at), "suspended");
-      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
-      assert.deepEqual(await claim(), [1]);
-      assert.deepEqual(await claim(), [2]);
-      assert.equal(await runs.continueAsNew(lease, { next: 1 }, 0, at), true);
-      assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
-    });
+    t(
+      "stalled executions: one per claim, one less per release, 0 after suspend or continueAsNew",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        let at = NOW;
+        // Each claim after the previous lease ran out (a crashed worker), or after a release.
+        const claim = async () => {
+          const c = await runs.claimRuns("w1", at, at + 5_000, 1);
+          at += 6_000;
+          return c.map((r) => r.stalledExecutions);
+        };
+        assert.deepEqual(await claim(), [1]);
+        assert.deepEqual(await claim(), [2]);
+        // A release gives the run back (a store error, a drain): it takes back its claim's count.
+        await runs.release(lease, at);
+        assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 1);
+        assert.deepEqual(await claim(), [2]);
+        assert.deepEqual(await claim(), [3]);
+        assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 3);
+        assert.equal(await runs.suspend(lease, at, [], at), "suspended");
+        assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
+        assert.deepEqual(await claim(), [1]);
+        assert.deepEqual(await claim(), [2]);
+        assert.equal(await runs.continueAsNew(lease, { next: 1 }, 0, at), true);
+        assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 0);
+      },
+    );
+
+    t(
+      "stalled executions start again at 1 when the history grew since the last claim",
+      async ({ runs }) => {
+        await runs.createRun(newRun("r1"));
+        const lease: Lease = { tenantId: T, runId: "r1", owner: "w1" };
+        let at = NOW;
+        const claim = async () => {
+          const c = await runs.claimRuns("w1", at, at + 5_000, 1);
+          at += 6_000;
+          return c.map((r) => r.stalledExecutions);
+        };
+        assert.deepEqual(await claim(), [1]);
+        assert.deepEqual(await claim(), [2]);
+        // The execution after that claim got somewhere (a step recorded), then its node died.
+        assert.equal(await runs.appendEvent(lease, ev(0)), true);
+        assert.deepEqual(await claim(), [1]);
+        assert.deepEqual(await claim(), [2]);
+        assert.equal((await runs.getRun(T, "r1"))!.stalledExecutions, 2);
+        assert.equal(await runs.appendEvent(lease, ev(1)), true);
+        assert.equal(await runs.appendEvent(lease, ev(2)), true);
+        assert.deepEqual(await claim(), [1]);
+      },
+    );
 
     t("quarantine is fenced, and keeps the run from every claim", async ({ runs }) => {
       await runs.createRun(newRun("r1"));

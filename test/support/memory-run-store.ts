@@ -27,6 +27,8 @@ const clone = <T>(v: T): T => structuredClone(v);
 export class MemoryRunStore implements RunStore {
   readonly runs = new Map<string, Run>();
   readonly events = new Map<string, Map<number, RunEvent>>();
+  /** The highest seq each run's last claim saw (stalled_seq). */
+  private readonly stalledSeq = new Map<string, number>();
   readonly signals = new Map<string, RunSignal[]>();
   /** workflow \0 node → seen_at. */
   readonly served = new Map<string, number>();
@@ -103,7 +105,11 @@ export class MemoryRunStore implements RunStore {
       r.leaseUntil = leaseUntil;
       r.wakeAt = leaseUntil;
       r.updatedAt = now;
-      r.stalledExecutions += 1;
+      // As the SQL claim: the count starts again when the history grew since the last claim.
+      const k = key(r.tenantId, r.id);
+      const seen = Math.max(-1, ...(this.events.get(k)?.keys() ?? []));
+      r.stalledExecutions = seen > (this.stalledSeq.get(k) ?? -1) ? 1 : r.stalledExecutions + 1;
+      this.stalledSeq.set(k, seen);
     }
     return Promise.resolve(clone(due));
   }
@@ -263,6 +269,7 @@ export class MemoryRunStore implements RunStore {
       r.leaseOwner = null;
       r.leaseUntil = null;
       r.wakeAt = now;
+      r.stalledExecutions = Math.max(0, r.stalledExecutions - 1);
     }
     return Promise.resolve();
   }

@@ -26,6 +26,8 @@ export interface RunsTable {
   first_seq: Millis;
   /** 014: claims since the run last parked or continued as new (quarantine). */
   stalled_executions: ColumnType<number | string, number | undefined, number>;
+  /** 014: the highest history seq the last claim saw (-1: none); progress past it resets the count. */
+  stalled_seq: ColumnType<number | string | null, number | null | undefined, number | null>;
 }
 
 export interface RunEventsTable {

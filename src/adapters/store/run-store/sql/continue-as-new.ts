@@ -39,6 +39,16 @@ export async function continueAsNew(
 /** Gives the lease back: the run is runnable again at once, by any worker. */
 export async function releaseRun(db: RunDb, lease: LeaseKey, now: number): Promise<void> {
   await updateHeld(db, lease)
-    .set({ lease_owner: null, lease_until: null, wake_at: now, updated_at: now })
+    .set({
+      lease_owner: null,
+      lease_until: null,
+      wake_at: now,
+      updated_at: now,
+      // A release (a store error, a lapsed lease, a drain) is the worker giving the run back,
+      // not the run taking its node down: it takes back its claim's stalled execution, so a
+      // run released again and again by a busy store is never quarantined for it.
+      stalled_executions: sql<number>`case when stalled_executions > 0
+        then stalled_executions - 1 else 0 end`,
+    })
     .execute();
 }
