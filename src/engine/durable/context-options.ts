@@ -32,10 +32,10 @@ export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = {
   inMemoryBackoffMs: 5_000,
   recheckMs: 30_000,
   nondeterminismBackoffMs: 60_000,
-  // Not lower: a node killed 20 times in half a minute under 200 runs (the definition-crash
-  // test on one SQLite node) caught some runs in flight at several kills in a row before they
-  // parked; 5 quarantined healthy runs. A run that crashes its node on every replay costs at
-  // most this many restarts (WF_RUN_QUARANTINE_AFTER).
+  // Not lower: with every claim counted and 5, a node killed 20 times in half a minute under
+  // 200 runs (the definition-crash test, one SQLite node) quarantined 27 healthy runs; claims
+  // without progress are counted now, and 25 leaves a margin. A run that crashes its node on
+  // every replay costs at most this many restarts (WF_RUN_QUARANTINE_AFTER).
   quarantineAfter: 25,
   now: Date.now,
   maxHistoryEvents: DEFAULT_RUN_LIMITS.maxHistoryEvents,
