@@ -16,7 +16,7 @@ import type { RunStore } from "./engine/durable/run-store-port.ts";
 import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
-import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import { HumanTaskEngine } from "./engine/human-tasks/human-task-engine.ts";
 import type { Directory } from "./engine/ports.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";

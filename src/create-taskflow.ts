@@ -30,8 +30,8 @@ import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definitio
 import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
-import type { HumanTaskApi } from "./engine/human-task-api.ts";
-import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { HumanTaskApi } from "./engine/human-tasks/human-task-api.ts";
+import { HumanTaskEngine } from "./engine/human-tasks/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { logRunFailures } from "./log-run-failures.ts";
 import { buildServer } from "./server/build-server.ts";

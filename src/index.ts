@@ -30,7 +30,7 @@ export type {
   Page,
   PageRequest,
   StartResult,
-} from "./engine/human-task-api.ts";
+} from "./engine/human-tasks/human-task-api.ts";
 
 // Durable execution (docs/durable.md): workflow() and its public types and failure classes.
 export * from "./workflow.ts";

@@ -16,7 +16,7 @@ import { MAX_ID_LENGTH } from "../domain/limits.ts";
 import { ApiKeys } from "../engine/coordination/api-keys.ts";
 import type { Coordination } from "../engine/coordination/coordination.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { HumanTaskApi } from "../engine/human-task-api.ts";
+import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
 import type { Directory } from "../engine/ports.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { cacheAdminRoutes } from "./cache-admin-routes.ts";

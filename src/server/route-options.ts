@@ -1,5 +1,5 @@
 import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
-import type { HumanTaskApi } from "../engine/human-task-api.ts";
+import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
 import type { Directory } from "../engine/ports.ts";
 
 /** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */

@@ -9,8 +9,8 @@ import { createDirectory } from "../../src/adapters/directory/create-directory.t
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { wakeRunsOnCompletion } from "../../src/engine/durable/human-task-bridge.ts";
-import type { HumanTaskApi } from "../../src/engine/human-task-api.ts";
-import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
+import type { HumanTaskApi } from "../../src/engine/human-tasks/human-task-api.ts";
+import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";
 import type { TaskStore as Store } from "../../src/engine/ports.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
 

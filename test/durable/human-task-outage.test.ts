@@ -19,7 +19,7 @@ import {
 } from "../../src/engine/durable/human-task-bridge.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import type { RunStore } from "../../src/engine/durable/run-store-port.ts";
-import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
+import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";
 import { workflow } from "../../src/workflow.ts";
 import {
   backendTestOptions,

@@ -21,7 +21,7 @@ import { coordinationFor } from "../../src/coordination-for.ts";
 import type { Coordination } from "../../src/engine/coordination/coordination.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
-import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
+import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";
 import { buildServer } from "../../src/server/build-server.ts";
 import { workflow } from "../../src/workflow.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";

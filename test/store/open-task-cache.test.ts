@@ -12,7 +12,7 @@ import { createStore } from "../../src/adapters/store/create-store.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { newId } from "../../src/domain/ids.ts";
 import { openTask, type Task } from "../../src/domain/task.ts";
-import { HumanTaskEngine } from "../../src/engine/human-task-engine.ts";
+import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";
 import { OpenTaskCache } from "../../src/adapters/store/task-store/open-task-cache.ts";
 import type { StandaloneStore as Store } from "../../src/adapters/store/create-store.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";

@@ -11,10 +11,10 @@ import { notFound, validation } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
-import type { HumanTaskApi } from "../human-task-api.ts";
+import type { HumanTaskApi } from "../human-tasks/human-task-api.ts";
 import type { Directory, TaskStore } from "../ports.ts";
 import type { RunStore } from "./run-store-port.ts";
-import { HumanTaskApiDecorator } from "../human-task-api-decorator.ts";
+import { HumanTaskApiDecorator } from "../human-tasks/human-task-api-decorator.ts";
 
 /** Roots remembered by wakeRunsOnCompletion (about 100 bytes each). */
 const ROOTS_CACHED = 10_000;

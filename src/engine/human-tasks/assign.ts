@@ -6,7 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
-import type { AssignResult } from "../human-task-api.ts";
+import type { AssignResult } from "./human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";

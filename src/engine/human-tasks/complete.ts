@@ -5,7 +5,7 @@ import { assertStorableText } from "../../domain/storable-text.ts";
 import { assertCompletable, assertMayComplete, type Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
-import type { CompleteAndEndResult, CompleteResult } from "../human-task-api.ts";
+import type { CompleteAndEndResult, CompleteResult } from "./human-task-api.ts";
 import type { NewReferral, ReferralFacts } from "../ports.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";

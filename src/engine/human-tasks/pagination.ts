@@ -1,6 +1,6 @@
 import { validation } from "../../domain/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/limits.ts";
-import type { Page, PageRequest } from "../human-task-api.ts";
+import type { Page, PageRequest } from "./human-task-api.ts";
 import type { PageQuery } from "../ports.ts";
 
 /**

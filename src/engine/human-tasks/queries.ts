@@ -5,7 +5,7 @@ import { notFound } from "../../domain/errors.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext } from "../actor-context.ts";
-import type { InstanceTree, Page, PageRequest } from "../human-task-api.ts";
+import type { InstanceTree, Page, PageRequest } from "./human-task-api.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";

@@ -3,7 +3,7 @@ import { assertStorableText } from "../../domain/storable-text.ts";
 import type { Instance } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
-import type { StartResult } from "../human-task-api.ts";
+import type { StartResult } from "./human-task-api.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 

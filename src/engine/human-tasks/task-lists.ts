@@ -18,7 +18,7 @@ import {
 import { TaskListStatuses, type TaskListStatus } from "../../domain/task-list.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext } from "../actor-context.ts";
-import type { Page, PageRequest } from "../human-task-api.ts";
+import type { Page, PageRequest } from "./human-task-api.ts";
 import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "../ports.ts";
 import { assertKnownGroup, assertKnownUser } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";

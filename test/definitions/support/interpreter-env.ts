@@ -17,7 +17,7 @@ import {
 } from "../../../src/engine/durable/human-task-bridge.ts";
 import { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "../../../src/engine/durable/types.ts";
-import { HumanTaskEngine } from "../../../src/engine/human-task-engine.ts";
+import { HumanTaskEngine } from "../../../src/engine/human-tasks/human-task-engine.ts";
 import type { Vars } from "../../../src/domain/vars.ts";
 import { createTestDatabase, type Backend } from "../../support/backends.ts";
 import { Clock, Harness } from "../../support/harness.ts";

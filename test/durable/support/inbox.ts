@@ -3,8 +3,8 @@ import { createDirectory } from "../../../src/adapters/directory/create-director
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import { humanTaskBridge } from "../../../src/engine/durable/human-task-bridge.ts";
-import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
-import { HumanTaskEngine } from "../../../src/engine/human-task-engine.ts";
+import type { HumanTaskApi } from "../../../src/engine/human-tasks/human-task-api.ts";
+import { HumanTaskEngine } from "../../../src/engine/human-tasks/human-task-engine.ts";
 import { createTestDatabase, type Backend } from "../../support/backends.ts";
 
 /** A fresh database of `b` with the inbox, the run store and the bridge (engine wrappable). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { PageRequest } from "../../../src/engine/human-task-api.ts";
+import type { PageRequest } from "../../../src/engine/human-tasks/human-task-api.ts";
 import { decodeCursor, encodeCursor } from "../../../src/server/pagination.ts";
 import { authed, sampleTask, stubServer } from "./stub-engine.ts";
 

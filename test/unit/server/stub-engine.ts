@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
 import type { Task } from "../../../src/domain/task.ts";
-import type { HumanTaskApi } from "../../../src/engine/human-task-api.ts";
+import type { HumanTaskApi } from "../../../src/engine/human-tasks/human-task-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 
 export const KEY = "test-key-1-0123456789abcdefghijkl";

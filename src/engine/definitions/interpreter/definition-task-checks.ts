@@ -14,14 +14,14 @@ import { LRUCache } from "lru-cache";
 import { conflict, invalidDocument, type FieldError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
-import type { AssignResult, HumanTaskApi } from "../../human-task-api.ts";
+import type { AssignResult, HumanTaskApi } from "../../human-tasks/human-task-api.ts";
 import { assertRules } from "../../human-tasks/complete.ts";
 import type { Directory, TaskStore } from "../../ports.ts";
 import { untickedCheckboxErrors } from "../required-checkboxes.ts";
 import { compileSchema, type CompiledSchema } from "../schema-compiler.ts";
 import { valueFindings } from "../value-check.ts";
 import { ACTION_REQUIRED_VAR, ACTIONS_VAR, FORM_VAR } from "./user-task-state.ts";
-import { HumanTaskApiDecorator } from "../../human-task-api-decorator.ts";
+import { HumanTaskApiDecorator } from "../../human-tasks/human-task-api-decorator.ts";
 
 /** Task ids known to be plain (about 100 bytes each). */
 const PLAIN_TASKS_CACHED = 100_000;

@@ -1,13 +1,13 @@
 import type { HumanTaskApi } from "./human-task-api.ts";
-import { assign } from "./human-tasks/assign.ts";
-import { claim, release } from "./human-tasks/claim.ts";
-import { complete, completeAndEnd } from "./human-tasks/complete.ts";
-import { DefinitionCache } from "./human-tasks/definition-cache.ts";
-import type { HumanTaskDeps } from "./human-tasks/deps.ts";
-import * as q from "./human-tasks/queries.ts";
-import { startProcess } from "./human-tasks/start-process.ts";
-import { listTasks } from "./human-tasks/task-lists.ts";
-import type { Clock, Directory, TaskStore } from "./ports.ts";
+import { assign } from "./assign.ts";
+import { claim, release } from "./claim.ts";
+import { complete, completeAndEnd } from "./complete.ts";
+import { DefinitionCache } from "./definition-cache.ts";
+import type { HumanTaskDeps } from "./deps.ts";
+import * as q from "./queries.ts";
+import { startProcess } from "./start-process.ts";
+import { listTasks } from "./task-lists.ts";
+import type { Clock, Directory, TaskStore } from "../ports.ts";
 
 const systemClock: Clock = { now: () => Date.now() };
 

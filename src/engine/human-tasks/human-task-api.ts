@@ -2,15 +2,15 @@
  * The human-task use cases, as the server and embedding apps see them.
  * Implemented by HumanTaskEngine (human-task-engine.ts).
  */
-import type { AssignmentRequest, NextAssignment } from "../domain/assignment.ts";
-import type { Completion } from "../domain/completion.ts";
-import type { CreatedRange } from "../domain/created-range.ts";
-import type { Definition } from "../domain/definition.ts";
-import type { Instance, ProcessState } from "../domain/instance.ts";
-import type { Task } from "../domain/task.ts";
-import type { TaskListStatus } from "../domain/task-list.ts";
-import type { Vars } from "../domain/vars.ts";
-import type { ActorContext, TenantContext } from "./actor-context.ts";
+import type { AssignmentRequest, NextAssignment } from "../../domain/assignment.ts";
+import type { Completion } from "../../domain/completion.ts";
+import type { CreatedRange } from "../../domain/created-range.ts";
+import type { Definition } from "../../domain/definition.ts";
+import type { Instance, ProcessState } from "../../domain/instance.ts";
+import type { Task } from "../../domain/task.ts";
+import type { TaskListStatus } from "../../domain/task-list.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { ActorContext, TenantContext } from "../actor-context.ts";
 
 export interface Page<T> {
   items: T[];
