@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { openCoordination } from "../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../src/adapters/store/open-database.ts";
-import type { Coordination } from "../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../src/engine/coordination/coordination-port.ts";
 import { createTestDatabase, unavailableReason } from "../test/support/backends.ts";
 import { REDIS_TEST_URL } from "../test/coordination/support/coordination-backends.ts";
 import { rawUpsertRate, type RawBackend } from "./lib/raw-upsert.ts";

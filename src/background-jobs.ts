@@ -6,10 +6,10 @@
  * Failures are reported, rate-limited, and never stop the node.
  */
 import { coordinationCleanupJobs } from "./engine/coordination/cleanup-jobs.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
+import type { Coordination } from "./engine/coordination/coordination-port.ts";
 import { startSingletonJobs, type SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
-import type { CacheLedger } from "./engine/definition-cache/cache-ledger.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import type { CacheLedger } from "./engine/definition-cache/cache-ledger-port.ts";
+import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
 import { FENCE_REAPER_JOB, fenceReaperJob } from "./engine/definition-cache/fence-reaper.ts";
 import { startOwnerHeartbeat } from "./engine/definition-cache/owner-heartbeat.ts";
 

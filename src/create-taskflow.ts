@@ -15,12 +15,12 @@ import { withLifecycle, type StandaloneStore } from "./adapters/store/create-sto
 import { openDatabase, type Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
 import { createDurable, runLimitsOf, type Durable, type DurableOptions } from "./create-durable.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
+import type { Coordination } from "./engine/coordination/coordination-port.ts";
 import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
 import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
 import { definitionCacheFor } from "./definition-cache-for.ts";
 import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
 import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";

@@ -9,9 +9,9 @@ import { openCacheProvider } from "./adapters/definition-cache/open-cache-provid
 import { openConsistency } from "./adapters/definition-cache/open-consistency.ts";
 import type { Database } from "./adapters/store/open-database.ts";
 import type { TaskflowConfig } from "./config/config.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
+import type { Coordination } from "./engine/coordination/coordination-port.ts";
 import { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
 import { CachedDefinitionStore } from "./engine/definition-cache/cached-definition-store.ts";
 import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
 

@@ -7,7 +7,7 @@
 import { isDevelopment, type TaskflowConfig } from "./config/config.ts";
 import { noApiKeys } from "./config/validate-config.ts";
 import { ApiKeys } from "./engine/coordination/api-keys.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
+import type { Coordination } from "./engine/coordination/coordination-port.ts";
 
 export async function requireKeysAtStart(
   config: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">,

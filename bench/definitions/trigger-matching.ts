@@ -7,7 +7,7 @@
  * many lookups of paths that match and of paths that do not. Target: p99 of
  * one match ≤ 50 µs.
  */
-import type { TenantHead } from "../../src/engine/definitions/definition-version-store.ts";
+import type { TenantHead } from "../../src/engine/definitions/definition-version-store-port.ts";
 import { compileTenants } from "../../src/engine/definitions/triggers/compile-route-table.ts";
 import { RouteTable, requestSegments } from "../../src/engine/definitions/triggers/route-table.ts";
 import { percentile, round } from "../lib/stats.ts";

@@ -10,7 +10,10 @@ import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { openDatabase } from "../adapters/store/open-database.ts";
 import { isTaskflowError } from "../domain/errors.ts";
-import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger.ts";
+import type {
+  CacheLedger,
+  IncompleteMutation,
+} from "../engine/definition-cache/cache-ledger-port.ts";
 import type { CliIo } from "./cli-io.ts";
 
 export const CACHE_HELP = `Usage: taskflow cache <command> [--config <file>]

@@ -1,6 +1,6 @@
-import type { CoordinationKind } from "../engine/coordination/coordination.ts";
+import type { CoordinationKind } from "../engine/coordination/coordination-port.ts";
 import type { CacheConsistencyMode } from "../engine/definition-cache/cache-consistency.ts";
-import type { CacheProviderKind } from "../engine/definition-cache/cache-provider.ts";
+import type { CacheProviderKind } from "../engine/definition-cache/cache-provider-port.ts";
 
 /** What the rate limit does while its backend cannot be reached (WF_RATE_LIMIT_ON_ERROR). */
 export const RateLimitFailureModes = ["open", "closed"] as const;

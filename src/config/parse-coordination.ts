@@ -4,7 +4,10 @@
  * what rate limits do while their backend is down. The cross-checks between
  * them (redis needs a URL or sentinels, not both) run after every key parsed.
  */
-import { CoordinationKinds, type CoordinationKind } from "../engine/coordination/coordination.ts";
+import {
+  CoordinationKinds,
+  type CoordinationKind,
+} from "../engine/coordination/coordination-port.ts";
 import { ConfigError, InvalidValue } from "./config-error.ts";
 import { RateLimitFailureModes, type RateLimitFailure, type TaskflowConfig } from "./config.ts";
 

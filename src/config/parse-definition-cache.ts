@@ -8,7 +8,7 @@
 import {
   CacheProviderKinds,
   type CacheProviderKind,
-} from "../engine/definition-cache/cache-provider.ts";
+} from "../engine/definition-cache/cache-provider-port.ts";
 import {
   CacheConsistencyModes,
   type CacheConsistencyMode,

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { TaskflowConfig } from "../config/config.ts";
-import type { Coordination } from "../engine/coordination/coordination.ts";
-import type { Directory } from "../engine/ports.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { CodeSender } from "./code-sender.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {

@@ -14,13 +14,13 @@ import {
 } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
 import { ApiKeys } from "../engine/coordination/api-keys.ts";
-import type { Coordination } from "../engine/coordination/coordination.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
-import type { Directory } from "../engine/ports.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { cacheAdminRoutes } from "./cache-admin-routes.ts";
-import type { CacheLedger } from "../engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";
 import { requireApiKey } from "./auth.ts";
 import { answerClientError, refuseConnect } from "./client-errors.ts";
 import { installClosingGuard } from "./closing-guard.ts";

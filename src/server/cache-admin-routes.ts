@@ -12,7 +12,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forbidden } from "../domain/errors.ts";
-import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger.ts";
+import type {
+  CacheLedger,
+  IncompleteMutation,
+} from "../engine/definition-cache/cache-ledger-port.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 
 export interface CacheAdminRouteOptions {

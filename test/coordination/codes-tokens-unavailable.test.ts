@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
 import { isUnavailable } from "../../src/domain/unavailable.ts";
 
 const T = "tenant-a";

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
-import type { WindowKind } from "../../src/engine/coordination/rate-limiter.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
+import type { WindowKind } from "../../src/engine/coordination/rate-limiter-port.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,

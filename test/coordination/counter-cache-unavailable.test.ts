@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { UnavailableError } from "../../src/domain/unavailable.ts";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
 import { coordinationTestOptions, REDIS_TEST_URL } from "./support/coordination-backends.ts";
 
 /** Redis's connectTimeout is 2 s and the SQL pools' 10 s; refused ports answer at once. */

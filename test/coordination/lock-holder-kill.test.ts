@@ -16,7 +16,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Locks } from "../../src/engine/coordination/locks.ts";
+import type { Locks } from "../../src/engine/coordination/locks-port.ts";
 import {
   coordinationTestOptions,
   openTestCoordination,

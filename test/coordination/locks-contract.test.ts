@@ -19,8 +19,8 @@ import { openCoordination } from "../../src/adapters/coordination/open-coordinat
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { UnavailableError } from "../../src/domain/unavailable.ts";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
-import type { LockHandle, Locks } from "../../src/engine/coordination/locks.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
+import type { LockHandle, Locks } from "../../src/engine/coordination/locks-port.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,

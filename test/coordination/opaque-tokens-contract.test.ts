@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TaskflowError } from "../../src/domain/errors.ts";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
-import type { IssuedToken } from "../../src/engine/coordination/opaque-tokens.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
+import type { IssuedToken } from "../../src/engine/coordination/opaque-tokens-port.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { WindowKind } from "../../src/engine/coordination/rate-limiter.ts";
+import type { WindowKind } from "../../src/engine/coordination/rate-limiter-port.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MAX_CACHE_VALUE_BYTES } from "../../src/engine/coordination/limits.ts";
-import type { JsonValue } from "../../src/engine/coordination/ttl-cache.ts";
+import type { JsonValue } from "../../src/engine/coordination/ttl-cache-port.ts";
 import {
   coordinationBackends,
   coordinationTestOptions,

@@ -26,10 +26,10 @@ import { revisionSignalFor } from "../../src/adapters/definition-cache/open-cons
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import { boundedConsistency } from "../../src/engine/definition-cache/bounded-consistency.ts";
 import type { CacheConsistency } from "../../src/engine/definition-cache/cache-consistency.ts";
-import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger-port.ts";
 import { CacheManager, type CachedRead } from "../../src/engine/definition-cache/cache-manager.ts";
 import { ledgerOwner } from "../../src/engine/definition-cache/ledger-owner.ts";
-import type { RevisionSignalKind } from "../../src/engine/definition-cache/revision-signal.ts";
+import type { RevisionSignalKind } from "../../src/engine/definition-cache/revision-signal-port.ts";
 import {
   coordinationTestOptions,
   REDIS_TEST_URL,

@@ -14,8 +14,8 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type { ConfigOverrides } from "../../src/config/config.ts";
-import type { CoordinationKind } from "../../src/engine/coordination/coordination.ts";
-import type { LockHandle } from "../../src/engine/coordination/locks.ts";
+import type { CoordinationKind } from "../../src/engine/coordination/coordination-port.ts";
+import type { LockHandle } from "../../src/engine/coordination/locks-port.ts";
 import {
   coordinationTestOptions,
   deleteRedisPrefix,

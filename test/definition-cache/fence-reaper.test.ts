@@ -16,7 +16,7 @@ import { SqlCacheLedger } from "../../src/adapters/store/cache-ledger/sql-cache-
 import type { StoreSchema } from "../../src/adapters/store/db-schema.ts";
 import { dialectFor, openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import { startSingletonJobs } from "../../src/engine/coordination/singleton-jobs.ts";
-import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger-port.ts";
 import {
   fenceReaperJob,
   reapFences,

@@ -1,5 +1,5 @@
 /**
- * The revision signal's contract (src/engine/definition-cache/revision-signal.ts),
+ * The revision signal's contract (src/engine/definition-cache/revision-signal-port.ts),
  * one suite run unchanged on every implementation: PostgreSQL LISTEN/NOTIFY,
  * Redis pub/sub and the poll-only signal (whose push cases are skipped, with
  * the reason: it has no push by design). Two "nodes" are two signals on one
@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { RevisionSignal } from "../../src/engine/definition-cache/revision-signal.ts";
+import type { RevisionSignal } from "../../src/engine/definition-cache/revision-signal-port.ts";
 import {
   openSignalBackend,
   signalNames,

@@ -20,7 +20,7 @@ import {
   revisionChannel,
   subscriberName,
 } from "../../src/adapters/definition-cache/redis-revision-signal.ts";
-import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger-port.ts";
 import {
   coordinationTestOptions,
   REDIS_TEST_URL,

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Taskflow } from "../../src/create-taskflow.ts";
-import type { DefinitionVersionStore } from "../../src/engine/definitions/definition-version-store.ts";
+import type { DefinitionVersionStore } from "../../src/engine/definitions/definition-version-store-port.ts";
 import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "schema-key-0123456789abcdefghij";

@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config/index.ts";
 import { wakeRunsOnCompletion } from "../../src/engine/durable/human-task-bridge.ts";
 import type { HumanTaskApi } from "../../src/engine/human-tasks/human-task-api.ts";
 import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";
-import type { TaskStore as Store } from "../../src/engine/ports.ts";
+import type { TaskStore as Store } from "../../src/engine/human-tasks/task-store-port.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
 
 const T = "tenant-h";

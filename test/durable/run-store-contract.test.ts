@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import type { Ref, RunEvent, StepOutcome } from "../../src/domain/run-event.ts";
 import type { Lease, NewRun, RunStore } from "../../src/engine/durable/run-store-port.ts";
-import type { TaskStore as Store } from "../../src/engine/ports.ts";
+import type { TaskStore as Store } from "../../src/engine/human-tasks/task-store-port.ts";
 import {
   backendTestOptions,
   backends,

@@ -18,7 +18,7 @@ import { openDatabase, type Database } from "../../src/adapters/store/open-datab
 import type { ConfigOverrides } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { coordinationFor } from "../../src/coordination-for.ts";
-import type { Coordination } from "../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";
 import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.ts";

@@ -21,8 +21,8 @@ import type {
   CacheLedger,
   CacheScope,
   MutationFence,
-} from "../../src/engine/definition-cache/cache-ledger.ts";
-import { CACHE_SCOPES } from "../../src/engine/definition-cache/cache-ledger.ts";
+} from "../../src/engine/definition-cache/cache-ledger-port.ts";
+import { CACHE_SCOPES } from "../../src/engine/definition-cache/cache-ledger-port.ts";
 import { ledgerOwner } from "../../src/engine/definition-cache/ledger-owner.ts";
 import {
   backendTestOptions,

@@ -4,8 +4,8 @@
  * fresh attempt caps by asking for code after code).
  */
 import { TaskflowError, validation } from "../../domain/errors.ts";
-import type { IssueCodeOptions } from "../../engine/coordination/one-time-codes.ts";
-import type { RateLimiters } from "../../engine/coordination/rate-limiter.ts";
+import type { IssueCodeOptions } from "../../engine/coordination/one-time-codes-port.ts";
+import type { RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
 import { sha256Hex } from "./secrets.ts";
 

@@ -5,7 +5,7 @@
  */
 import { validation } from "../../domain/errors.ts";
 import { MAX_CACHE_VALUE_BYTES } from "../../engine/coordination/limits.ts";
-import type { JsonValue } from "../../engine/coordination/ttl-cache.ts";
+import type { JsonValue } from "../../engine/coordination/ttl-cache-port.ts";
 
 /** The stored form of a value; refuses what JSON cannot carry and what is too big. */
 export function jsonText(value: JsonValue): string {

@@ -5,12 +5,12 @@
  * in how each primitive is built, how a round trip is made and what else
  * close() must end.
  */
-import type { Coordination } from "../../engine/coordination/coordination.ts";
-import type { Locks } from "../../engine/coordination/locks.ts";
-import type { OneTimeCodes } from "../../engine/coordination/one-time-codes.ts";
-import type { OpaqueTokens } from "../../engine/coordination/opaque-tokens.ts";
-import type { RateLimiters } from "../../engine/coordination/rate-limiter.ts";
-import type { TtlCache } from "../../engine/coordination/ttl-cache.ts";
+import type { Coordination } from "../../engine/coordination/coordination-port.ts";
+import type { Locks } from "../../engine/coordination/locks-port.ts";
+import type { OneTimeCodes } from "../../engine/coordination/one-time-codes-port.ts";
+import type { OpaqueTokens } from "../../engine/coordination/opaque-tokens-port.ts";
+import type { RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
+import type { TtlCache } from "../../engine/coordination/ttl-cache-port.ts";
 
 export interface PrimitiveBuilders {
   backend: Coordination["backend"];

@@ -8,7 +8,7 @@
  * not release() abort the signal: a holder that gave the lock up knows.
  */
 import { validation } from "../../domain/errors.ts";
-import type { AcquireOptions, LockHandle } from "../../engine/coordination/locks.ts";
+import type { AcquireOptions, LockHandle } from "../../engine/coordination/locks-port.ts";
 import { DEFAULT_LOCK_LEASE_MS, DEFAULT_LOCK_WAIT_MS } from "../../engine/coordination/limits.ts";
 import { checkDuration, checkKey, checkTenant } from "./check-input.ts";
 

@@ -6,7 +6,10 @@
  */
 import { Redis } from "ioredis";
 import { deploymentKeySpace } from "../../domain/deployment-id.ts";
-import type { Coordination, CoordinationKind } from "../../engine/coordination/coordination.ts";
+import type {
+  Coordination,
+  CoordinationKind,
+} from "../../engine/coordination/coordination-port.ts";
 import type { SqlContext } from "./coordination-context.ts";
 import { memoryCoordination } from "./memory/memory-coordination.ts";
 import { redisCoordination } from "./redis/redis-coordination.ts";

@@ -13,7 +13,10 @@
  * upsert of one row (see sql-rate-limiters.ts).
  */
 import { validation } from "../../domain/errors.ts";
-import type { RateLimiterOptions, WindowKind } from "../../engine/coordination/rate-limiter.ts";
+import type {
+  RateLimiterOptions,
+  WindowKind,
+} from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
 
 export interface LimiterSpec {

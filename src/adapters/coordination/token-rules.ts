@@ -8,7 +8,7 @@ import type {
   IssueTokenOptions,
   TokenInfo,
   TokenListing,
-} from "../../engine/coordination/opaque-tokens.ts";
+} from "../../engine/coordination/opaque-tokens-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
 
 export const MAX_TOKEN_DATA_BYTES = 4096;

@@ -23,7 +23,7 @@ import type {
   CacheLookup,
   CacheProvider,
   CacheWarnLog,
-} from "../../engine/definition-cache/cache-provider.ts";
+} from "../../engine/definition-cache/cache-provider-port.ts";
 import { warnLimiter } from "./warn-limiter.ts";
 
 export interface MemoryCacheEntry {

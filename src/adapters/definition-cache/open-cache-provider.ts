@@ -7,7 +7,10 @@
  */
 import type { Redis } from "ioredis";
 import type { TaskflowConfig } from "../../config/config.ts";
-import type { CacheProvider, CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
+import type {
+  CacheProvider,
+  CacheWarnLog,
+} from "../../engine/definition-cache/cache-provider-port.ts";
 import { openCacheRedis } from "./cache-redis.ts";
 import { memoryCacheProvider } from "./memory-cache-provider.ts";
 import { redisCacheProvider } from "./redis-cache-provider.ts";

@@ -14,8 +14,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
-import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
-import type { RevisionSignal } from "../../engine/definition-cache/revision-signal.ts";
+import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider-port.ts";
+import type { RevisionSignal } from "../../engine/definition-cache/revision-signal-port.ts";
 import { pgListen, type Unlisten } from "../store/pg-listen.ts";
 import { warnLimiter } from "./warn-limiter.ts";
 

@@ -4,7 +4,7 @@
  * another node's change at its poll (WF_DEFINITION_CACHE_POLL). A node still
  * sees its own changes at once: changed() refreshes before it publishes.
  */
-import type { RevisionSignal } from "../../engine/definition-cache/revision-signal.ts";
+import type { RevisionSignal } from "../../engine/definition-cache/revision-signal-port.ts";
 
 export function pollOnlyRevisionSignal(): RevisionSignal {
   return {

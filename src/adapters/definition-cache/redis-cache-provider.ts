@@ -19,7 +19,7 @@ import type {
   CacheLookup,
   CacheProvider,
   CacheWarnLog,
-} from "../../engine/definition-cache/cache-provider.ts";
+} from "../../engine/definition-cache/cache-provider-port.ts";
 import { redisCall, runScript } from "../coordination/redis/redis-calls.ts";
 import { GET_AND_TOUCH, SET_ENTRY } from "./redis-cache-scripts.ts";
 import { warnLimiter, type Warn } from "./warn-limiter.ts";

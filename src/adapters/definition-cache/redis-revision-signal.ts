@@ -21,8 +21,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
-import type { RevisionSignal } from "../../engine/definition-cache/revision-signal.ts";
+import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider-port.ts";
+import type { RevisionSignal } from "../../engine/definition-cache/revision-signal-port.ts";
 import { deploymentKeySpace } from "../../domain/deployment-id.ts";
 import { redisCall } from "../coordination/redis/redis-calls.ts";
 import { warnLimiter } from "./warn-limiter.ts";

@@ -3,7 +3,7 @@
  * a corrupt payload) repeats on every read; one line per read would bury the
  * log, and the count of the ones held back still says how often it happened.
  */
-import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider.ts";
+import type { CacheWarnLog } from "../../engine/definition-cache/cache-provider-port.ts";
 
 export const WARN_INTERVAL_MS = 10_000;
 

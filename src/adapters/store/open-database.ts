@@ -18,8 +18,8 @@
 import { Kysely, Migrator, sql, type LogEvent } from "kysely";
 import type { SqliteSynchronous } from "../../config/config.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
-import type { CacheLedger } from "../../engine/definition-cache/cache-ledger.ts";
-import type { DefinitionVersionStore } from "../../engine/definitions/definition-version-store.ts";
+import type { CacheLedger } from "../../engine/definition-cache/cache-ledger-port.ts";
+import type { DefinitionVersionStore } from "../../engine/definitions/definition-version-store-port.ts";
 import type { RunStore } from "../../engine/durable/run-store-port.ts";
 import type { Wakeups } from "../../engine/durable/worker.ts";
 import type { SqlContext } from "../coordination/coordination-context.ts";

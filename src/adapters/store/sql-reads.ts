@@ -15,7 +15,7 @@ import type {
   PageQuery,
   ProcessQuery,
   StoreReads,
-} from "../../engine/ports.ts";
+} from "../../engine/human-tasks/task-store-port.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
 import { lit, pageLimit } from "./sql-literals.ts";

@@ -11,7 +11,7 @@ import type {
   AssignedTasksQuery,
   FinishedTasksQuery,
   TaskAssigneeKey,
-} from "../../engine/ports.ts";
+} from "../../engine/human-tasks/task-store-port.ts";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
 import { taskFromRow } from "./row-mapping.ts";
 import { lit, pageLimit } from "./sql-literals.ts";

@@ -14,7 +14,7 @@
  */
 import { validation } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
-import type { OpaqueTokens, TokenInfo } from "./opaque-tokens.ts";
+import type { OpaqueTokens, TokenInfo } from "./opaque-tokens-port.ts";
 
 export const API_KEY_PURPOSE = "api-key";
 /** Not a tenant anyone's data lives in; where keys and background-job locks are kept. */

@@ -4,7 +4,7 @@
  * are removed in bounded batches, so one round never holds a table for long
  * and a huge backlog is worked off over several rounds.
  */
-import type { Coordination } from "./coordination.ts";
+import type { Coordination } from "./coordination-port.ts";
 import type { SingletonJob } from "./singleton-jobs.ts";
 
 export const CLEANUP_BATCH = 1000;

@@ -20,7 +20,7 @@
  * `errorIntervalMs`, and never stop the runner or the node.
  */
 import { SYSTEM_TENANT } from "./api-keys.ts";
-import type { LockHandle, Locks } from "./locks.ts";
+import type { LockHandle, Locks } from "./locks-port.ts";
 
 export interface SingletonJob {
   /** Names the lock (`job:<name>`) and the job in logs. */

@@ -14,7 +14,7 @@
  *   with its lease (or its session) anyway.
  */
 import { DEFAULT_LOCK_LEASE_MS } from "./limits.ts";
-import type { AcquireOptions, LockHandle, Locks } from "./locks.ts";
+import type { AcquireOptions, LockHandle, Locks } from "./locks-port.ts";
 
 export type WithLockResult<T> = { ran: true; value: T } | { ran: false };
 

@@ -42,9 +42,9 @@
  * both only within the bound.
  */
 import type { CacheConsistency } from "./cache-consistency.ts";
-import type { CacheLedger, LedgerState, RevisionView } from "./cache-ledger.ts";
-import type { CacheWarnLog } from "./cache-provider.ts";
-import type { RevisionSignal } from "./revision-signal.ts";
+import type { CacheLedger, LedgerState, RevisionView } from "./cache-ledger-port.ts";
+import type { CacheWarnLog } from "./cache-provider-port.ts";
+import type { RevisionSignal } from "./revision-signal-port.ts";
 
 /** A copy read longer ago than this many poll intervals is never answered. */
 export const MAX_AGE_FACTOR = 2;

@@ -12,7 +12,7 @@
  *   change made on this node is seen at once: `changed()` refreshes before the
  *   writer answers.
  */
-import type { LedgerState, RevisionView } from "./cache-ledger.ts";
+import type { LedgerState, RevisionView } from "./cache-ledger-port.ts";
 
 export const CacheConsistencyModes = ["strict", "bounded"] as const;
 export type CacheConsistencyMode = (typeof CacheConsistencyModes)[number];

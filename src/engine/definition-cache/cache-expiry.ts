@@ -4,7 +4,7 @@
  * 0 turns that bound off, and an entry with neither would never end, which
  * is refused (a shared cache would grow without bound).
  */
-import type { CacheEntryOptions } from "./cache-provider.ts";
+import type { CacheEntryOptions } from "./cache-provider-port.ts";
 
 export interface CacheExpiry {
   /** 0: no sliding expiry. */

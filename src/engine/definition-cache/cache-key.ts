@@ -11,7 +11,7 @@
  *   on one Redis with one prefix both reach revision 4, and without the id
  *   the second would be served the first one's definitions.
  * - revision: the cache revision the read was made under (see
- *   cache-provider.ts); a committed change moves it, and every older key is
+ *   cache-provider-port.ts); a committed change moves it, and every older key is
  *   simply never asked for again.
  * - the hash covers the full type name of the result and every input that
  *   shapes it (tenant, operation, page, sort, filters): page 1 is never served

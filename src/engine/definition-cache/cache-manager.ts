@@ -30,8 +30,8 @@
 import { isUnavailable } from "../../domain/unavailable.ts";
 import type { CacheConsistency } from "./cache-consistency.ts";
 import { cacheKey, type LogicalKey } from "./cache-key.ts";
-import type { CacheLedger, CacheScope, MutationFence, RevisionView } from "./cache-ledger.ts";
-import type { CacheEntryOptions, CacheProvider, CacheWarnLog } from "./cache-provider.ts";
+import type { CacheLedger, CacheScope, MutationFence, RevisionView } from "./cache-ledger-port.ts";
+import type { CacheEntryOptions, CacheProvider, CacheWarnLog } from "./cache-provider-port.ts";
 import { SingleFlight } from "./single-flight.ts";
 
 export interface CachedRead<T> {

@@ -16,7 +16,7 @@
  */
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { Locks } from "../coordination/locks.ts";
+import type { Locks } from "../coordination/locks-port.ts";
 import { withLock } from "../coordination/with-lock.ts";
 import type {
   DefinitionVersionStore,
@@ -26,7 +26,7 @@ import type {
   RetractOutcome,
   SaveDraft,
   TenantHead,
-} from "../definitions/definition-version-store.ts";
+} from "../definitions/definition-version-store-port.ts";
 import type { CacheManager, CachedRead, PayloadCodec } from "./cache-manager.ts";
 
 /** `undefined` ("no such version") is not JSON: cached as null, which is a hit, not a miss. */

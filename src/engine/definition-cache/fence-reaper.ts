@@ -39,8 +39,8 @@
  */
 import { isTaskflowError } from "../../domain/errors.ts";
 import type { SingletonJob } from "../coordination/singleton-jobs.ts";
-import type { CacheLedger, OwnedFence } from "./cache-ledger.ts";
-import type { CacheWarnLog } from "./cache-provider.ts";
+import type { CacheLedger, OwnedFence } from "./cache-ledger-port.ts";
+import type { CacheWarnLog } from "./cache-provider-port.ts";
 import { HEARTBEAT_INTERVAL_MS, OWNER_STALE_MS } from "./owner-heartbeat.ts";
 
 export const FENCE_REAPER_JOB = "definition-fence-reaper";

@@ -18,7 +18,7 @@
  * the next one tries again: a node whose beats fail for 6 s looks gone, and
  * its fences may be completed; the cost is explained in fence-reaper.ts.
  */
-import type { CacheLedger } from "./cache-ledger.ts";
+import type { CacheLedger } from "./cache-ledger-port.ts";
 
 export const HEARTBEAT_INTERVAL_MS = 2_000;
 export const OWNER_STALE_MS = 3 * HEARTBEAT_INTERVAL_MS;

@@ -3,7 +3,7 @@
  * readState), so no node ever trusts a state it was told about earlier.
  */
 import type { CacheConsistency } from "./cache-consistency.ts";
-import type { CacheLedger } from "./cache-ledger.ts";
+import type { CacheLedger } from "./cache-ledger-port.ts";
 
 export function strictConsistency(ledger: Pick<CacheLedger, "readState">): CacheConsistency {
   return {

@@ -7,11 +7,11 @@ import type { DefinitionVersion, VersionSummary } from "../../domain/definition-
 import { DRAFT_VERSION } from "../../domain/definition-version.ts";
 import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
-import type { Clock } from "../ports.ts";
+import type { Clock } from "../human-tasks/task-store-port.ts";
 import type { CodeNames } from "./code-names.ts";
 import { definitionDiff, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";
-import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store.ts";
+import type { DefinitionVersionStore, PublishedHead } from "./definition-version-store-port.ts";
 import { isRecord } from "./json-pointer.ts";
 import { referencedNames, type KnownNames } from "./reference-checks.ts";
 import { prepareSchemaCompiler } from "./schema-compiler.ts";

@@ -1,6 +1,6 @@
 /**
  * The run-store port: what the durable runtime needs from storage. Separate from
- * the human-task Store (ports.ts) so each can evolve alone; the SQL adapter
+ * the human-task store (human-tasks/task-store-port.ts) so each can evolve alone; the SQL adapter
  * implements both over one connection pool.
  *
  * Fencing: a worker acts on a run only while it holds the run's lease

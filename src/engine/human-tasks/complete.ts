@@ -6,7 +6,7 @@ import { assertCompletable, assertMayComplete, type Task } from "../../domain/ta
 import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { CompleteAndEndResult, CompleteResult } from "./human-task-api.ts";
-import type { NewReferral, ReferralFacts } from "../ports.ts";
+import type { NewReferral, ReferralFacts } from "./task-store-port.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import {

@@ -1,5 +1,5 @@
 import type { Definition } from "../../domain/definition.ts";
-import type { StoreReads } from "../ports.ts";
+import type { StoreReads } from "./task-store-port.ts";
 
 /** Enough for any realistic number of process types; past it the cache starts over. */
 const MAX_ENTRIES = 10_000;

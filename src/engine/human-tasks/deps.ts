@@ -1,4 +1,4 @@
-import type { Clock, Directory, TaskStore } from "../ports.ts";
+import type { Clock, Directory, TaskStore } from "./task-store-port.ts";
 import type { DefinitionCache } from "./definition-cache.ts";
 
 /** What every human-task use case needs; built once by the composition root. */

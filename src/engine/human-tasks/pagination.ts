@@ -1,7 +1,7 @@
 import { validation } from "../../domain/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/limits.ts";
 import type { Page, PageRequest } from "./human-task-api.ts";
-import type { PageQuery } from "../ports.ts";
+import type { PageQuery } from "./task-store-port.ts";
 
 /**
  * Keyset pages: ask the store for one row more than the page holds; its

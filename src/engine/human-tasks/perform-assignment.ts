@@ -7,7 +7,7 @@ import type { Instance } from "../../domain/instance.ts";
 import { openTask, type Task } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "./human-task-api.ts";
-import type { NewReferral } from "../ports.ts";
+import type { NewReferral } from "./task-store-port.ts";
 import { knownDefinition } from "./definition-cache.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 

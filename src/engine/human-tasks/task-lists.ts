@@ -19,7 +19,7 @@ import { TaskListStatuses, type TaskListStatus } from "../../domain/task-list.ts
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext } from "../actor-context.ts";
 import type { Page, PageRequest } from "./human-task-api.ts";
-import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "../ports.ts";
+import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "./task-store-port.ts";
 import { assertKnownGroup, assertKnownUser } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";

@@ -12,7 +12,7 @@ import { after } from "node:test";
 import { Redis } from "ioredis";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
-import type { Coordination } from "../../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../../src/engine/coordination/coordination-port.ts";
 import { backendTestOptions, createTestDatabase } from "../../support/backends.ts";
 
 export type CoordinationBackendName = "memory" | "sqlite" | "postgres" | "mysql" | "redis";

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
 import { TaskflowError } from "../../../src/domain/errors.ts";
-import type { Coordination } from "../../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../../src/engine/coordination/coordination-port.ts";
 import {
   openTestCoordination,
   REDIS_TEST_URL,

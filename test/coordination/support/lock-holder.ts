@@ -9,7 +9,7 @@
  */
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
-import type { Coordination } from "../../../src/engine/coordination/coordination.ts";
+import type { Coordination } from "../../../src/engine/coordination/coordination-port.ts";
 import { withLock } from "../../../src/engine/coordination/with-lock.ts";
 
 interface HolderConfig {

@@ -10,7 +10,7 @@
 import { createInterface } from "node:readline";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
-import type { WindowKind } from "../../../src/engine/coordination/rate-limiter.ts";
+import type { WindowKind } from "../../../src/engine/coordination/rate-limiter-port.ts";
 
 export interface BurstNodeArgs {
   kind: "sql" | "redis";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Locks } from "../../../src/engine/coordination/locks.ts";
+import type { Locks } from "../../../src/engine/coordination/locks-port.ts";
 import {
   startSingletonJobs,
   type SingletonJobs,

@@ -17,7 +17,7 @@ import { redisCacheProvider } from "../../../src/adapters/definition-cache/redis
 import { memoryCoordination } from "../../../src/adapters/coordination/memory/memory-coordination.ts";
 import { openDatabase, type Database } from "../../../src/adapters/store/open-database.ts";
 import { CacheManager } from "../../../src/engine/definition-cache/cache-manager.ts";
-import type { CacheProvider } from "../../../src/engine/definition-cache/cache-provider.ts";
+import type { CacheProvider } from "../../../src/engine/definition-cache/cache-provider-port.ts";
 import { CachedDefinitionStore } from "../../../src/engine/definition-cache/cached-definition-store.ts";
 import { strictConsistency } from "../../../src/engine/definition-cache/strict-consistency.ts";
 import {

@@ -11,7 +11,7 @@ import {
   type MemoryCacheEntry,
 } from "../../../src/adapters/definition-cache/memory-cache-provider.ts";
 import { openCacheProvider } from "../../../src/adapters/definition-cache/open-cache-provider.ts";
-import type { CacheProvider } from "../../../src/engine/definition-cache/cache-provider.ts";
+import type { CacheProvider } from "../../../src/engine/definition-cache/cache-provider-port.ts";
 import {
   deleteRedisPrefix,
   REDIS_TEST_URL,

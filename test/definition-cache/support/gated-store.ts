@@ -15,7 +15,7 @@ import type {
   RetractOutcome,
   SaveDraft,
   TenantHead,
-} from "../../../src/engine/definitions/definition-version-store.ts";
+} from "../../../src/engine/definitions/definition-version-store-port.ts";
 
 type Method = keyof DefinitionVersionStore;
 

@@ -23,7 +23,7 @@ import { startOwnerHeartbeat } from "../../../src/engine/definition-cache/owner-
 import type {
   DefinitionVersionStore,
   PublishVersion,
-} from "../../../src/engine/definitions/definition-version-store.ts";
+} from "../../../src/engine/definitions/definition-version-store-port.ts";
 
 interface WriterConfig {
   databaseUrl: string;

@@ -4,7 +4,7 @@
  * against the body the store holds, and counting reads, errors and the
  * slowest read per phase (the test names the phases as it goes).
  */
-import type { DefinitionVersionStore } from "../../../src/engine/definitions/definition-version-store.ts";
+import type { DefinitionVersionStore } from "../../../src/engine/definitions/definition-version-store-port.ts";
 
 export interface Warned {
   at: number;

@@ -18,7 +18,7 @@ import {
   subscriberName,
 } from "../../../src/adapters/definition-cache/redis-revision-signal.ts";
 import { openDatabase, type Database } from "../../../src/adapters/store/open-database.ts";
-import type { RevisionSignal } from "../../../src/engine/definition-cache/revision-signal.ts";
+import type { RevisionSignal } from "../../../src/engine/definition-cache/revision-signal-port.ts";
 import {
   coordinationTestOptions,
   REDIS_TEST_URL,

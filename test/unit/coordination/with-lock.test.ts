@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import { memoryLocks } from "../../../src/adapters/coordination/memory/memory-locks.ts";
 import { TaskflowError } from "../../../src/domain/errors.ts";
 import { UnavailableError } from "../../../src/domain/unavailable.ts";
-import type { LockHandle, Locks } from "../../../src/engine/coordination/locks.ts";
+import type { LockHandle, Locks } from "../../../src/engine/coordination/locks-port.ts";
 import { withLock } from "../../../src/engine/coordination/with-lock.ts";
 
 const T = "tenant-a";

@@ -15,8 +15,8 @@ import {
 import type {
   LedgerState,
   RevisionView,
-} from "../../../src/engine/definition-cache/cache-ledger.ts";
-import type { RevisionSignal } from "../../../src/engine/definition-cache/revision-signal.ts";
+} from "../../../src/engine/definition-cache/cache-ledger-port.ts";
+import type { RevisionSignal } from "../../../src/engine/definition-cache/revision-signal-port.ts";
 
 const POLL = 100;
 

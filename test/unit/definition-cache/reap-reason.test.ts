@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { OwnedFence } from "../../../src/engine/definition-cache/cache-ledger.ts";
+import type { OwnedFence } from "../../../src/engine/definition-cache/cache-ledger-port.ts";
 import { reapReason } from "../../../src/engine/definition-cache/fence-reaper.ts";
 
 const fence = (ageMs: number, ownerSilentMs: number | null): OwnedFence => ({

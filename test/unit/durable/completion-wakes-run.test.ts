@@ -11,7 +11,7 @@ import type { Task } from "../../../src/domain/task.ts";
 import { RUN_TAG, wakeRunsOnCompletion } from "../../../src/engine/durable/human-task-bridge.ts";
 import type { RunStore } from "../../../src/engine/durable/run-store-port.ts";
 import type { HumanTaskApi } from "../../../src/engine/human-tasks/human-task-api.ts";
-import type { TaskStore as Store } from "../../../src/engine/ports.ts";
+import type { TaskStore as Store } from "../../../src/engine/human-tasks/task-store-port.ts";
 
 const T = "t1";
 const ctx = { tenantId: T, actorId: "bob" };

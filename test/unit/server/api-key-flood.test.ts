@@ -19,7 +19,7 @@ import Fastify, { type FastifyBaseLogger } from "fastify";
 import { pino } from "pino";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
-import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens.ts";
+import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens-port.ts";
 import { requireApiKey } from "../../../src/server/auth.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";
 import { OneLinePerRequest } from "../../../src/server/logging.ts";

@@ -11,7 +11,7 @@ import type { ConfigOverrides } from "../../../src/config/config.ts";
 import type { DurableRuns, StartRunRequest } from "../../../src/engine/durable/runs-api.ts";
 import { createDirectory } from "../../../src/adapters/directory/create-directory.ts";
 import { HumanTaskEngine } from "../../../src/engine/human-tasks/human-task-engine.ts";
-import type { TaskStore } from "../../../src/engine/ports.ts";
+import type { TaskStore } from "../../../src/engine/human-tasks/task-store-port.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { authed, stubEngine, testConfig } from "./stub-engine.ts";
 

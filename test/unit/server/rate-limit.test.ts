@@ -8,7 +8,10 @@ import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-con
 import { formatRateLimit, parseRateLimit } from "../../../src/config/parse-rate-limit.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";
 import { requireApiKey } from "../../../src/server/auth.ts";
-import type { RateLimiter, RateLimiters } from "../../../src/engine/coordination/rate-limiter.ts";
+import type {
+  RateLimiter,
+  RateLimiters,
+} from "../../../src/engine/coordination/rate-limiter-port.ts";
 import { installRateLimit } from "../../../src/server/rate-limit.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 

@@ -3,7 +3,7 @@
  * embedded node). Nothing is shared with another process and nothing survives
  * a restart.
  */
-import type { Coordination } from "../../../engine/coordination/coordination.ts";
+import type { Coordination } from "../../../engine/coordination/coordination-port.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { lazyCoordination } from "../lazy-coordination.ts";
 import { memoryLocks } from "./memory-locks.ts";

@@ -4,7 +4,7 @@
  * aborts) and waiters are woken. Tokens count grants per (tenant, name) for
  * the life of the process.
  */
-import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
+import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks-port.ts";
 import { checkDuration } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent } from "../lock-handle.ts";

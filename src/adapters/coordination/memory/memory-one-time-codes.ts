@@ -7,8 +7,8 @@ import type {
   IssueCodeOptions,
   OneTimeCodes,
   VerifyOutcome,
-} from "../../../engine/coordination/one-time-codes.ts";
-import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+} from "../../../engine/coordination/one-time-codes-port.ts";
+import type { RateLimiters } from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkPoints } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { codeIssueLimiter, checkCodeRequest, codeSettings } from "../code-rules.ts";

@@ -10,7 +10,7 @@ import type {
   RotateOutcome,
   TokenInfo,
   TokenListing,
-} from "../../../engine/coordination/opaque-tokens.ts";
+} from "../../../engine/coordination/opaque-tokens-port.ts";
 import { checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { newId, newTokenSecret, sha256Hex } from "../secrets.ts";

@@ -11,7 +11,7 @@ import type {
   RateLimiter,
   RateLimiterOptions,
   RateLimiters,
-} from "../../../engine/coordination/rate-limiter.ts";
+} from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { validation } from "../../../domain/errors.ts";

@@ -3,7 +3,7 @@
  * caller that mutates what it stored or read never changes the cached copy,
  * and compare-and-set compares texts exactly as the SQL and Redis backends do.
  */
-import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache.ts";
+import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
 import { jsonText } from "../json-text.ts";

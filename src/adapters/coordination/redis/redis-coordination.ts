@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import { lazyCoordination } from "../lazy-coordination.ts";
-import type { Coordination } from "../../../engine/coordination/coordination.ts";
+import type { Coordination } from "../../../engine/coordination/coordination-port.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { redisLocks } from "./redis-locks.ts";
 import { redisOneTimeCodes } from "./redis-one-time-codes.ts";

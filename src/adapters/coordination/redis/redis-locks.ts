@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
+import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks-port.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent, LeasedLock, tryUntil } from "../lock-handle.ts";
 import { luaScript, redisCall, runScript, type LuaScript } from "./redis-calls.ts";

@@ -18,8 +18,8 @@ import type {
   IssuedCode,
   OneTimeCodes,
   VerifyOutcome,
-} from "../../../engine/coordination/one-time-codes.ts";
-import type { RateLimiters } from "../../../engine/coordination/rate-limiter.ts";
+} from "../../../engine/coordination/one-time-codes-port.ts";
+import type { RateLimiters } from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkPoints } from "../check-input.ts";
 import { checkCodeRequest, codeIssueLimiter, codeSettings } from "../code-rules.ts";
 import { codeSlot } from "../code-slot.ts";

@@ -27,7 +27,7 @@ import type {
   ConsumeResult,
   RateLimiter,
   RateLimiters,
-} from "../../../engine/coordination/rate-limiter.ts";
+} from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkPoints } from "../check-input.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { consumeInput, limiterSpec, type LimiterSpec } from "../rate-limit-windows.ts";

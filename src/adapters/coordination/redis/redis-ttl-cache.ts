@@ -9,7 +9,7 @@
  * tenant's.
  */
 import type { Redis } from "ioredis";
-import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache.ts";
+import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { RedisContext } from "../coordination-context.ts";
 import { jsonText } from "../json-text.ts";

@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import { lazyCoordination } from "../lazy-coordination.ts";
-import type { Coordination } from "../../../engine/coordination/coordination.ts";
+import type { Coordination } from "../../../engine/coordination/coordination-port.ts";
 import type { SqlContext } from "../coordination-context.ts";
 import { sqlLocks } from "./sql-locks.ts";
 import { sqlOneTimeCodes } from "./sql-one-time-codes.ts";

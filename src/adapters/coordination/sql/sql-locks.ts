@@ -24,7 +24,7 @@ import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { sql } from "kysely";
 import { UnavailableError } from "../../../domain/unavailable.ts";
-import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks.ts";
+import type { AcquireOptions, LockHandle, Locks } from "../../../engine/coordination/locks-port.ts";
 import { sqlitePathOf } from "../../store/database-url.ts";
 import type { SqlContext } from "../coordination-context.ts";
 import { checkAcquire, checkIsCurrent, LeasedLock, tryUntil } from "../lock-handle.ts";

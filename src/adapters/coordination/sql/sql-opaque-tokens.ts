@@ -17,7 +17,7 @@ import type {
   RotateOutcome,
   TokenInfo,
   TokenListing,
-} from "../../../engine/coordination/opaque-tokens.ts";
+} from "../../../engine/coordination/opaque-tokens-port.ts";
 import {
   checkIssue,
   checkPresented,

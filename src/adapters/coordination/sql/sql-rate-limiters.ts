@@ -32,7 +32,7 @@ import type {
   ConsumeResult,
   RateLimiter,
   RateLimiters,
-} from "../../../engine/coordination/rate-limiter.ts";
+} from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkPoints } from "../check-input.ts";
 import type { SqlContext } from "../coordination-context.ts";
 import {

@@ -21,7 +21,7 @@
  * (milliseconds), which is also how far an expiry may move between nodes.
  */
 import { sql } from "kysely";
-import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache.ts";
+import type { JsonValue, TtlCache } from "../../../engine/coordination/ttl-cache-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { SqlContext } from "../coordination-context.ts";
 import { jsonText } from "../json-text.ts";

@@ -13,8 +13,8 @@ import type {
   OrphanCompletion,
   OwnedFence,
   RevisionView,
-} from "../../../engine/definition-cache/cache-ledger.ts";
-import { CACHE_SCOPES } from "../../../engine/definition-cache/cache-ledger.ts";
+} from "../../../engine/definition-cache/cache-ledger-port.ts";
+import { CACHE_SCOPES } from "../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import type { LedgerDb } from "./ledger-rows.ts";
 import { beat } from "./sql/beat.ts";

@@ -12,7 +12,7 @@ import type {
   RetractOutcome,
   SaveDraft,
   TenantHead,
-} from "../../../engine/definitions/definition-version-store.ts";
+} from "../../../engine/definitions/definition-version-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { getVersion } from "./sql/get-version.ts";

@@ -1,5 +1,5 @@
 import type { Task } from "../../../domain/task.ts";
-import type { ReferralFacts } from "../../../engine/ports.ts";
+import type { ReferralFacts } from "../../../engine/human-tasks/task-store-port.ts";
 
 /** Past this many entries the oldest are dropped (~400 bytes each: ~4 MB at most). */
 const MAX_ENTRIES = 10_000;

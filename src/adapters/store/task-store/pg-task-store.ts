@@ -10,7 +10,11 @@
  */
 import type { StatusCounts } from "../../../domain/completion.ts";
 import type { Instance } from "../../../domain/instance.ts";
-import type { AssignUnderRoot, CompletionOutcome, CompletionPlan } from "../../../engine/ports.ts";
+import type {
+  AssignUnderRoot,
+  CompletionOutcome,
+  CompletionPlan,
+} from "../../../engine/human-tasks/task-store-port.ts";
 import { instanceFromRow } from "../row-mapping.ts";
 import { assignUnderRoot } from "./sql/assign-under-root.ts";
 import { completeTask } from "./sql/complete-task.ts";

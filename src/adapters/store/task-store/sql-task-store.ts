@@ -21,7 +21,7 @@ import type {
   StartProcess,
   TaskAsRead,
   TaskStore,
-} from "../../../engine/ports.ts";
+} from "../../../engine/human-tasks/task-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { SqlReads } from "../sql-reads.ts";

@@ -12,7 +12,7 @@
 import { LRUCache } from "lru-cache";
 import type { DefinitionVersion } from "../../../domain/definition-version.ts";
 import type { ProcessDefinition } from "../definition-language.ts";
-import type { DefinitionVersionStore } from "../definition-version-store.ts";
+import type { DefinitionVersionStore } from "../definition-version-store-port.ts";
 import { CompiledDefinition } from "./compiled-definition.ts";
 
 const CACHED_VERSIONS = 1_000;

@@ -16,7 +16,7 @@ import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { AssignResult, HumanTaskApi } from "../../human-tasks/human-task-api.ts";
 import { assertRules } from "../../human-tasks/complete.ts";
-import type { Directory, TaskStore } from "../../ports.ts";
+import type { Directory, TaskStore } from "../../human-tasks/task-store-port.ts";
 import { untickedCheckboxErrors } from "../required-checkboxes.ts";
 import { compileSchema, type CompiledSchema } from "../schema-compiler.ts";
 import { valueFindings } from "../value-check.ts";

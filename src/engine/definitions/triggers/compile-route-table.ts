@@ -5,7 +5,7 @@
  * a retraction can bring an older version with a taken route back to the head
  * — the same key wins on every node.
  */
-import type { PublishedHead, TenantHead } from "../definition-version-store.ts";
+import type { PublishedHead, TenantHead } from "../definition-version-store-port.ts";
 import { RouteTrie } from "./route-trie.ts";
 import type { RouteTarget } from "./route-table.ts";
 

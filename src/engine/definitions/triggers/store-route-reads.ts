@@ -21,7 +21,7 @@
  * flight per tenant instead of N, and none is served a snapshot taken before
  * it began.
  */
-import type { TenantHead } from "../definition-version-store.ts";
+import type { TenantHead } from "../definition-version-store-port.ts";
 import { compileTenants } from "./compile-route-table.ts";
 import { RouteTable } from "./route-table.ts";
 

@@ -31,8 +31,8 @@
  * table: each build starts after the previous one swapped its table in.
  */
 import type { CacheConsistency } from "../../definition-cache/cache-consistency.ts";
-import type { LedgerState } from "../../definition-cache/cache-ledger.ts";
-import type { DefinitionVersionStore } from "../definition-version-store.ts";
+import type { LedgerState } from "../../definition-cache/cache-ledger-port.ts";
+import type { DefinitionVersionStore } from "../definition-version-store-port.ts";
 import { compileTenants } from "./compile-route-table.ts";
 import type { RouteLookupCache } from "./route-lookup-cache.ts";
 import { RouteTable, type RouteMatch } from "./route-table.ts";

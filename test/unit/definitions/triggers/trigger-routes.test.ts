@@ -13,11 +13,11 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
-import type { LedgerState } from "../../../../src/engine/definition-cache/cache-ledger.ts";
+import type { LedgerState } from "../../../../src/engine/definition-cache/cache-ledger-port.ts";
 import type {
   PublishedHead,
   TenantHead,
-} from "../../../../src/engine/definitions/definition-version-store.ts";
+} from "../../../../src/engine/definitions/definition-version-store-port.ts";
 import { RouteLookupCache } from "../../../../src/engine/definitions/triggers/route-lookup-cache.ts";
 import {
   TriggerRoutes,

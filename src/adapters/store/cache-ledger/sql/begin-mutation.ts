@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type {
   CacheScope,
   MutationFence,
-} from "../../../../engine/definition-cache/cache-ledger.ts";
+} from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { toNumber, type LedgerDb } from "../ledger-rows.ts";
 

@@ -22,7 +22,7 @@
  * raising a revision once more only costs a cache miss.
  */
 import { randomUUID } from "node:crypto";
-import type { MutationFence } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type { MutationFence } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
 import { insertRow } from "./begin-mutation.ts";

@@ -7,13 +7,13 @@
  * whose change it was.
  */
 import { randomUUID } from "node:crypto";
-import type { OrphanCompletion } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type { OrphanCompletion } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import { notFound } from "../../../../domain/errors.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
 import { insertRow } from "./begin-mutation.ts";
 import { markCompleted } from "./complete-mutation.ts";
-import { isCacheScope } from "../../../../engine/definition-cache/cache-ledger.ts";
+import { isCacheScope } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 
 export async function completeOrphan(
   db: LedgerDb,

@@ -12,7 +12,7 @@
  * lets the subquery use the (scope, completed, id) index's incomplete range.
  */
 import { sql } from "kysely";
-import { CACHE_SCOPES } from "../../../../engine/definition-cache/cache-ledger.ts";
+import { CACHE_SCOPES } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
 

@@ -3,7 +3,7 @@
  * incomplete range of the (scope, completed, id) index, if there is one.
  * LIMIT 1 rather than count(*): many orphaned fences must not make it slower.
  */
-import type { CacheScope } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type { CacheScope } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { LedgerDb } from "../ledger-rows.ts";
 
 export async function hasIncomplete(db: LedgerDb, scopes: readonly CacheScope[]): Promise<boolean> {

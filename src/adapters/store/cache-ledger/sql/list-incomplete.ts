@@ -4,7 +4,7 @@
  * The reaper's read without the owners' silence (one statement, the same
  * cap), so the two listings cannot drift apart.
  */
-import type { IncompleteMutation } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type { IncompleteMutation } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { LedgerDb } from "../ledger-rows.ts";
 import { listOwnedFences } from "./list-owned-fences.ts";
 

@@ -8,7 +8,10 @@
  * fence. Capped as listIncomplete: a reaper that finds more completes the
  * first MAX_LISTED and the rest on its next round.
  */
-import type { CacheScope, OwnedFence } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type {
+  CacheScope,
+  OwnedFence,
+} from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import { toNumber, type LedgerDb } from "../ledger-rows.ts";
 
 /** A listing that does not fit a terminal helps no one; a reaper does the rest next round. */

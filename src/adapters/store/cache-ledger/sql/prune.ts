@@ -16,7 +16,7 @@
  * one first.
  */
 import { sql } from "kysely";
-import { CACHE_SCOPES } from "../../../../engine/definition-cache/cache-ledger.ts";
+import { CACHE_SCOPES } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
 

@@ -6,7 +6,10 @@
  * also one snapshot: the revision and the fence are read at the same moment.
  */
 import { sql } from "kysely";
-import type { CacheScope, LedgerState } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type {
+  CacheScope,
+  LedgerState,
+} from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import { toNumber, type LedgerDb } from "../ledger-rows.ts";
 
 interface StateRow {

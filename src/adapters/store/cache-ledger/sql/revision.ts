@@ -3,7 +3,7 @@
  * routes revision over both. Served by the (scope, completed, id) index: the
  * last entry of each scope's completed range.
  */
-import type { CacheScope } from "../../../../engine/definition-cache/cache-ledger.ts";
+import type { CacheScope } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import { toNumber, type LedgerDb } from "../ledger-rows.ts";
 
 export async function revision(db: LedgerDb, scopes: readonly CacheScope[]): Promise<number> {

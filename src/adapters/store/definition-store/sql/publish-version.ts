@@ -28,7 +28,7 @@ import { newId } from "../../../../domain/ids.ts";
 import type {
   PublishOutcome,
   PublishVersion,
-} from "../../../../engine/definitions/definition-version-store.ts";
+} from "../../../../engine/definitions/definition-version-store-port.ts";
 import type { Kysely, Transaction } from "kysely";
 import type { StoreSchema } from "../../db-schema.ts";
 import { DriverErrorKind } from "../../dialects/driver-error.ts";

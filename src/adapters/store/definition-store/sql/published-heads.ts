@@ -8,7 +8,7 @@
 import type {
   PublishedHead,
   TenantHead,
-} from "../../../../engine/definitions/definition-version-store.ts";
+} from "../../../../engine/definitions/definition-version-store-port.ts";
 import type { VersionDb } from "../version-rows.ts";
 
 export async function publishedHeads(db: VersionDb, tenantId: string): Promise<PublishedHead[]> {

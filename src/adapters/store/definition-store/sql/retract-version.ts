@@ -6,7 +6,7 @@
  */
 import type { Kysely } from "kysely";
 import { DRAFT_VERSION } from "../../../../domain/definition-version.ts";
-import type { RetractOutcome } from "../../../../engine/definitions/definition-version-store.ts";
+import type { RetractOutcome } from "../../../../engine/definitions/definition-version-store-port.ts";
 import type { StoreSchema } from "../../db-schema.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import type { VersionDb } from "../version-rows.ts";

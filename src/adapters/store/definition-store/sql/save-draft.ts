@@ -3,7 +3,7 @@
  * primary key makes it one row per key whoever saves at once.
  */
 import { DRAFT_VERSION } from "../../../../domain/definition-version.ts";
-import type { SaveDraft } from "../../../../engine/definitions/definition-version-store.ts";
+import type { SaveDraft } from "../../../../engine/definitions/definition-version-store-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import type { VersionDb } from "../version-rows.ts";
 

@@ -9,7 +9,7 @@
  * as arrays, so the text (and its prepared plan) is the same for any number.
  */
 import type { Selectable } from "kysely";
-import type { AssignUnderRoot } from "../../../../engine/ports.ts";
+import type { AssignUnderRoot } from "../../../../engine/human-tasks/task-store-port.ts";
 import type { InstancesTable } from "../../db-schema.ts";
 import { statement } from "../../sql/statement.ts";
 

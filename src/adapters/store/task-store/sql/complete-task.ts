@@ -20,7 +20,7 @@
  * referral's tasks are all inserted with it, so none can be missing from the
  * snapshot. `c` is the join guard (`joined_at IS NULL`), as in closeReferral.
  */
-import type { CompletionPlan } from "../../../../engine/ports.ts";
+import type { CompletionPlan } from "../../../../engine/human-tasks/task-store-port.ts";
 import { instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
 import { statement, type Statement } from "../../sql/statement.ts";
 

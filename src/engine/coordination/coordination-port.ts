@@ -28,11 +28,11 @@
  * This file is the port as a whole: the five primitives of one backend, opened
  * and closed together.
  */
-import type { Locks } from "./locks.ts";
-import type { OneTimeCodes } from "./one-time-codes.ts";
-import type { OpaqueTokens } from "./opaque-tokens.ts";
-import type { RateLimiters } from "./rate-limiter.ts";
-import type { TtlCache } from "./ttl-cache.ts";
+import type { Locks } from "./locks-port.ts";
+import type { OneTimeCodes } from "./one-time-codes-port.ts";
+import type { OpaqueTokens } from "./opaque-tokens-port.ts";
+import type { RateLimiters } from "./rate-limiter-port.ts";
+import type { TtlCache } from "./ttl-cache-port.ts";
 
 export const CoordinationKinds = ["sql", "redis", "memory"] as const;
 export type CoordinationKind = (typeof CoordinationKinds)[number];

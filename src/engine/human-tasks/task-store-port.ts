@@ -11,11 +11,11 @@
  * - command: one write use case handed to the store as a plan the engine built;
  *   the store applies it atomically and conditionally and says what happened.
  */
-import type { Definition } from "../domain/definition.ts";
-import type { Instance, ProcessState } from "../domain/instance.ts";
-import type { Task, TaskStatus } from "../domain/task.ts";
-import type { Vars } from "../domain/vars.ts";
-import type { StatusCounts } from "../domain/completion.ts";
+import type { Definition } from "../../domain/definition.ts";
+import type { Instance, ProcessState } from "../../domain/instance.ts";
+import type { Task, TaskStatus } from "../../domain/task.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { StatusCounts } from "../../domain/completion.ts";
 
 export interface PageQuery {
   limit: number;

@@ -1,6 +1,6 @@
 /**
  * The port of definition versions: reads, and one command per use case that
- * the store applies atomically and reports on (see ../ports.ts for the style).
+ * the store applies atomically and reports on (see ../human-tasks/task-store-port.ts for the style).
  * The engine validates before it commands; the store never parses a body
  * except to write the published number into it.
  */
