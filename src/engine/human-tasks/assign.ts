@@ -8,7 +8,7 @@ import { openTask } from "../../domain/task.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "./human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
-import { knownDefinition } from "./definition-cache.ts";
+import { knownDefinition } from "./known-definitions.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import {
   assertTreeRunning,

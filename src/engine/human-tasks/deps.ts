@@ -1,5 +1,5 @@
 import type { Clock, Directory, TaskStore } from "./task-store-port.ts";
-import type { DefinitionCache } from "./definition-cache.ts";
+import type { DefinitionCache } from "./known-definitions.ts";
 
 /** What every human-task use case needs; built once by the composition root. */
 export interface HumanTaskDeps {
