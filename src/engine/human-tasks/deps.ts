@@ -1,11 +1,11 @@
 import type { Clock, Directory, TaskStore } from "./task-store-port.ts";
-import type { DefinitionCache } from "./known-definitions.ts";
+import type { KnownDefinitions } from "./known-definitions.ts";
 
 /** What every human-task use case needs; built once by the composition root. */
 export interface HumanTaskDeps {
   store: TaskStore;
   directory: Directory;
   clock: Clock;
-  /** Committed definitions, which never change (see definition-cache.ts). */
-  definitions: DefinitionCache;
+  /** Committed definitions, which never change (see known-definitions.ts). */
+  definitions: KnownDefinitions;
 }

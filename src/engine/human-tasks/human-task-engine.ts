@@ -2,7 +2,7 @@ import type { HumanTaskApi } from "./human-task-api.ts";
 import { assign } from "./assign.ts";
 import { claim, release } from "./claim.ts";
 import { complete, completeAndEnd } from "./complete.ts";
-import { DefinitionCache } from "./known-definitions.ts";
+import { KnownDefinitions } from "./known-definitions.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import * as q from "./queries.ts";
 import { startProcess } from "./start-process.ts";
@@ -19,7 +19,7 @@ export class HumanTaskEngine implements HumanTaskApi {
     this.deps = {
       ...deps,
       clock: deps.clock ?? systemClock,
-      definitions: new DefinitionCache(),
+      definitions: new KnownDefinitions(),
     };
   }
 

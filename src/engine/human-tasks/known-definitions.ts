@@ -10,8 +10,13 @@ const MAX_ENTRIES = 10_000;
  * updates or deletes `definitions`), so a cached row is what a read would return.
  * Only committed rows may be put here: a definition inserted by a transaction
  * that then rolls back must not be remembered.
+ *
+ * Named for what it holds — rows known to be committed — so it is not read as
+ * the interpreter's DefinitionCache (compiled published versions) or as the
+ * ledger-checked definition cache of definition-cache/: nothing here is ever
+ * invalidated.
  */
-export class DefinitionCache {
+export class KnownDefinitions {
   private readonly byKey = new Map<string, Definition>();
 
   get(tenantId: string, key: string): Definition | undefined {
@@ -26,7 +31,7 @@ export class DefinitionCache {
 
 /** From the cache, else a read outside any transaction (committed, so it is cached). */
 export async function knownDefinition(
-  definitions: DefinitionCache,
+  definitions: KnownDefinitions,
   reads: Pick<StoreReads, "getDefinition">,
   tenantId: string,
   key: string,
