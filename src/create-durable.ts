@@ -17,7 +17,7 @@ import { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
 import { HumanTaskEngine } from "./engine/human-tasks/human-task-engine.ts";
-import type { Directory } from "./engine/human-tasks/task-store-port.ts";
+import type { Directory } from "./engine/directory-port.ts";
 import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
 import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
 import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../engine/directory-port.ts";
 import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";
 import { codeLoginRoutes } from "./code-login-routes.ts";

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TaskflowConfig } from "../config/config.ts";
 import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../engine/directory-port.ts";
 import type { CodeSender } from "./code-sender.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {

@@ -24,7 +24,7 @@ import { TaskflowError } from "../domain/errors.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { OpaqueTokens } from "../engine/coordination/opaque-tokens-port.ts";
 import type { RateLimiters } from "../engine/coordination/rate-limiter-port.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../engine/directory-port.ts";
 import type { ClientAddress } from "./client-address.ts";
 import { isKnownUser } from "./console-auth.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";

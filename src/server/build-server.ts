@@ -17,7 +17,7 @@ import { ApiKeys } from "../engine/coordination/api-keys.ts";
 import type { Coordination } from "../engine/coordination/coordination-port.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../engine/directory-port.ts";
 import { assignmentRoutes } from "./assignment-routes.ts";
 import { cacheAdminRoutes } from "./cache-admin-routes.ts";
 import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";

@@ -1,6 +1,6 @@
 import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../engine/directory-port.ts";
 
 /** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */
 export interface RouteOptions {

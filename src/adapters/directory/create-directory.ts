@@ -1,4 +1,4 @@
-import type { Directory } from "../../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../../engine/directory-port.ts";
 import { OpenDirectory } from "./open-directory.ts";
 import { StaticDirectory, type StaticDirectoryConfig } from "./static-directory.ts";
 

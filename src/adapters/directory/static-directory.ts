@@ -1,4 +1,4 @@
-import type { Directory } from "../../engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../../engine/directory-port.ts";
 
 export interface StaticDirectoryConfig {
   users: readonly string[];

@@ -7,7 +7,7 @@ import type { DefinitionVersion, VersionSummary } from "../../domain/definition-
 import { DRAFT_VERSION } from "../../domain/definition-version.ts";
 import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
-import type { Clock } from "../human-tasks/task-store-port.ts";
+import type { Clock } from "../clock-port.ts";
 import type { CodeNames } from "./code-names.ts";
 import { definitionDiff, type DiffEntry } from "./definition-diff.ts";
 import type { ProcessDefinition } from "./definition-language.ts";

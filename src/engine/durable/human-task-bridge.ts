@@ -12,7 +12,8 @@ import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { HumanTaskApi } from "../human-tasks/human-task-api.ts";
-import type { Directory, TaskStore } from "../human-tasks/task-store-port.ts";
+import type { Directory } from "../directory-port.ts";
+import type { TaskStore } from "../human-tasks/task-store-port.ts";
 import type { RunStore } from "./run-store-port.ts";
 import { HumanTaskApiDecorator } from "../human-tasks/human-task-api-decorator.ts";
 

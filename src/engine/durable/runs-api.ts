@@ -21,7 +21,7 @@ import {
   type RunStatus,
 } from "../../domain/run.ts";
 import { assertKnownUser } from "../human-tasks/checks.ts";
-import type { Directory } from "../human-tasks/task-store-port.ts";
+import type { Directory } from "../directory-port.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import { isReservedWorkflow } from "./reserved-workflows.ts";
 import { newestCursor, parseNewestCursor, parseOrder } from "./run-list-order.ts";

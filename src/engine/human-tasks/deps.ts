@@ -1,4 +1,6 @@
-import type { Clock, Directory, TaskStore } from "./task-store-port.ts";
+import type { Clock } from "../clock-port.ts";
+import type { Directory } from "../directory-port.ts";
+import type { TaskStore } from "./task-store-port.ts";
 import type { KnownDefinitions } from "./known-definitions.ts";
 
 /** What every human-task use case needs; built once by the composition root. */

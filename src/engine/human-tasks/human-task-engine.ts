@@ -7,7 +7,9 @@ import type { HumanTaskDeps } from "./deps.ts";
 import * as q from "./queries.ts";
 import { startProcess } from "./start-process.ts";
 import { listTasks } from "./task-lists.ts";
-import type { Clock, Directory, TaskStore } from "./task-store-port.ts";
+import type { Clock } from "../clock-port.ts";
+import type { Directory } from "../directory-port.ts";
+import type { TaskStore } from "./task-store-port.ts";
 
 const systemClock: Clock = { now: () => Date.now() };
 

@@ -248,19 +248,3 @@ export interface TaskStore extends StoreReads {
     at: number;
   }): Promise<string>;
 }
-
-/** Who exists and who belongs where. */
-export interface Directory {
-  /** False for the open directory: any id is accepted and membership is not checked. */
-  readonly checksIds: boolean;
-  userExists(id: string): boolean;
-  groupExists(id: string): boolean;
-  /** The groups a user belongs to (empty for the open directory). */
-  groupsOf(userId: string): readonly string[];
-  /** The open directory answers true: it cannot know. */
-  isMember(userId: string, groupId: string): boolean;
-}
-
-export interface Clock {
-  now(): number;
-}

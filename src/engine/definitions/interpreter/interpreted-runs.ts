@@ -11,7 +11,7 @@ import type { ActorContext } from "../../actor-context.ts";
 import type { RunStore } from "../../durable/run-store-port.ts";
 import { START_ENGINE_RUN, type DurableRuns } from "../../durable/runs-api.ts";
 import { assertKnownUser } from "../../human-tasks/checks.ts";
-import type { Directory } from "../../human-tasks/task-store-port.ts";
+import type { Directory } from "../../directory-port.ts";
 import type {
   DefinitionResponse,
   DefinitionRuns,
