@@ -21,7 +21,7 @@ import { isUnavailable } from "../../domain/unavailable.ts";
 import type { CacheLedger } from "../../engine/definition-cache/cache-ledger-port.ts";
 import type { DefinitionVersionStore } from "../../engine/definitions/definition-version-store-port.ts";
 import type { RunStore } from "../../engine/durable/run-store-port.ts";
-import type { Wakeups } from "../../engine/durable/worker.ts";
+import type { Wakeups } from "../../engine/durable/wakeups-port.ts";
 import type { SqlContext } from "../coordination/coordination-context.ts";
 import { SqlCacheLedger } from "./cache-ledger/sql-cache-ledger.ts";
 import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";

@@ -17,6 +17,7 @@ import { LeaseTerm } from "./lease-term.ts";
 import type { WorkflowRegistry } from "./registry.ts";
 import type { Lease, RunStore } from "./run-store-port.ts";
 import { ServedRecorder } from "./served-recorder.ts";
+import type { Wakeups } from "./wakeups-port.ts";
 
 export interface WorkerOptions {
   /** Unique per process; default host:pid:random. */
@@ -51,11 +52,6 @@ export interface WorkerOptions {
  * 120, and one coming back is noticed within 5 s (or at once, on a notify).
  */
 const MAX_CLAIM_BACKOFF_MS = 5_000;
-
-/** A source of "something became runnable" notifications (PostgreSQL LISTEN). */
-export interface Wakeups {
-  subscribe(onWake: () => void): Promise<() => Promise<void>>;
-}
 
 interface Active {
   ctx: RunContext | undefined;

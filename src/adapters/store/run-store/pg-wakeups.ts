@@ -9,7 +9,7 @@
  * doubling up to 10 s). Once listening again it wakes the worker, for what
  * became runnable while nobody listened.
  */
-import type { Wakeups } from "../../../engine/durable/worker.ts";
+import type { Wakeups } from "../../../engine/durable/wakeups-port.ts";
 import { pgListen } from "../pg-listen.ts";
 import { RUNS_CHANNEL } from "./sql-run-store.ts";
 
