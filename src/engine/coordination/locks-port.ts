@@ -1,5 +1,19 @@
 /**
- * Locks: mutual exclusion between processes, with a lease and a fencing token.
+ * The locks port: mutual exclusion between processes, with a lease and a
+ * fencing token. One of the five coordination primitives (coordination-port.ts,
+ * where tenant and key prefix are defined).
+ *
+ * Glossary
+ * - holder: the process a lock is granted to, until it releases it or loses it.
+ * - lease: how long a grant lasts without extend(); a holder that dies is
+ *   replaced when its lease ends (or at once where the backend ties the lock
+ *   to a connection the death closes).
+ * - lost: the lease ran out or the connection dropped; the handle's signal
+ *   aborts and the holder must stop writing.
+ * - fencing token: grows with every grant of a (tenant, name), across
+ *   processes and restarts; a write carrying an older token than the newest
+ *   is refused (isCurrent), so a holder that lost its lock cannot overwrite
+ *   the next holder's work.
  */
 
 export interface AcquireOptions {

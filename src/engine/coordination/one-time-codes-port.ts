@@ -1,7 +1,15 @@
 /**
- * One-time codes: a short secret for a (subject, purpose), e.g. a login code
- * for a user. Stored hashed; good for `maxAttempts` guesses until `ttlMs`;
- * issuing a new one for the same subject and purpose replaces the old one.
+ * The one-time codes port: a short secret for a (subject, purpose), e.g. a
+ * login code for a user. One of the five coordination primitives
+ * (coordination-port.ts).
+ *
+ * Glossary
+ * - subject, purpose: whom the code is for and what it is for; one live code
+ *   per pair — issuing a new one replaces the old one.
+ * - code: the digits sent to the person; stored only as a hash, never logged.
+ * - attempt: one wrong guess; after `maxAttempts` the code is exhausted.
+ * - expired: `ttlMs` passed since it was issued; it verifies as nothing.
+ * - consume: a right guess uses the code up, so it works once.
  */
 
 export interface IssueCodeOptions {

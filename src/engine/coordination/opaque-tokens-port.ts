@@ -1,9 +1,20 @@
 /**
- * Opaque tokens: long random secrets (≥ 256 bits) for sessions, refresh
- * tokens and API keys. Only their SHA-256 is stored. Rotation hands out the
- * next token of a family and retires the presented one; presenting a retired
- * token again (reuse: it was stolen, or the client is confused) revokes the
- * whole family.
+ * The opaque tokens port: long random secrets (≥ 256 bits) for sessions,
+ * refresh tokens and API keys. One of the five coordination primitives
+ * (coordination-port.ts).
+ *
+ * Glossary
+ * - token: the secret handed to a client once; only its SHA-256 is stored, so
+ *   the store can verify it but never give it back.
+ * - id: a token's stable public name (not the secret), safe to list and log.
+ * - purpose: what a token is for ("session", "refresh", "api-key"); a token
+ *   of one purpose never verifies as another.
+ * - family: the chain of tokens one login rotated through.
+ * - rotation: hands out the next token of the family and retires the one
+ *   presented.
+ * - reuse: presenting a retired token again (it was stolen, or the client is
+ *   confused); it revokes the whole family.
+ * - live: not expired, revoked or retired — the only state that verifies.
  */
 
 export interface IssueTokenOptions {

@@ -1,6 +1,16 @@
 /**
- * Counters with a cap: "at most N points per window", shared by every node
- * that uses the same backend.
+ * The rate limiter port: counters with a cap, "at most N points per window",
+ * shared by every node that uses the same backend. One of the five
+ * coordination primitives (coordination-port.ts).
+ *
+ * Glossary
+ * - point: one unit a call takes (a request, a login attempt); a call may take
+ *   several.
+ * - window: the time over which points are counted. Fixed windows start at
+ *   multiples of their length (the same on every node and backend); a sliding
+ *   window always ends now.
+ * - cap: the points allowed per window; a consume that would pass it takes
+ *   nothing and says how long until enough points are back (retryAfterMs).
  */
 
 export type WindowKind = "fixed" | "sliding";

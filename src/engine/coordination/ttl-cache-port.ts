@@ -1,7 +1,15 @@
 /**
- * A key-value cache with expiry. Values are JSON; an expired entry reads as
- * absent (lazy expiry), and cleanup() removes expired entries in bounded
- * batches (see the coordination's background jobs).
+ * The TTL cache port: a key-value cache with expiry, shared by the nodes on
+ * one backend. One of the five coordination primitives (coordination-port.ts).
+ *
+ * Glossary
+ * - entry: a JSON value under (tenant, key), with a time to live (ttlMs).
+ * - lazy expiry: an expired entry reads as absent at once, but its row or key
+ *   stays until cleanup() removes it in bounded batches (the coordination's
+ *   background jobs), so no read ever waits for a delete.
+ * - compare-and-set: a write that happens only while the current value equals
+ *   an expected one (by its JSON text), so two nodes updating one entry cannot
+ *   both win.
  */
 export type JsonValue =
   null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };

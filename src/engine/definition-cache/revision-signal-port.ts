@@ -1,6 +1,16 @@
 /**
- * How the nodes of one deployment tell each other "the ledger moved" for the
- * bounded consistency mode (bounded-consistency.ts). A signal carries no
+ * The revision signal port: how the nodes of one deployment tell each other
+ * "the ledger moved" for the bounded consistency mode (bounded-consistency.ts).
+ *
+ * Glossary
+ * - ledger: the cache ledger (cache-ledger-port.ts), the only truth of which
+ *   revision is current.
+ * - moved: the ledger's revision grew (a publish, a retract, a route change).
+ * - nudge: what a signal carries — no state, only "re-read the ledger".
+ * - poll: every node's periodic ledger read, which bounds staleness whether
+ *   or not a signal arrives.
+ *
+ * A signal carries no
  * state, only a nudge: a node that hears it re-reads the ledger, which stays
  * the only truth. A lost message therefore costs time, never correctness —
  * every node also polls the ledger, and the poll is what bounds how stale a

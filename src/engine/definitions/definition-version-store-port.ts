@@ -1,8 +1,20 @@
 /**
- * The port of definition versions: reads, and one command per use case that
- * the store applies atomically and reports on (see ../human-tasks/task-store-port.ts for the style).
- * The engine validates before it commands; the store never parses a body
- * except to write the published number into it.
+ * The definition-version store port: reads, and one command per use case
+ * that the store applies atomically and reports on (the style of
+ * ../human-tasks/task-store-port.ts). The engine validates before it
+ * commands; the store never parses a body except to write the published
+ * number into it.
+ *
+ * Glossary
+ * - key: a definition's name inside a tenant; its versions are numbered.
+ * - draft: version 0, the one editable text of a key; saving overwrites it.
+ * - version: a published number, max + 1 of the key's, never reused or
+ *   skipped; its body never changes once written.
+ * - published head: the highest version of a key still `published`; what new
+ *   starts use (runs stay pinned to the version they started on).
+ * - retract: marks a version retracted; new starts skip it, running ones keep it.
+ * - trigger head: a head that declares triggers; a node's route table is
+ *   compiled from these.
  */
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
 

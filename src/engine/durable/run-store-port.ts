@@ -1,7 +1,28 @@
 /**
- * The run-store port: what the durable runtime needs from storage. Separate from
- * the human-task store (human-tasks/task-store-port.ts) so each can evolve alone; the SQL adapter
- * implements both over one connection pool.
+ * The run-store port: what the durable runtime needs from storage. Separate
+ * from the human-task store (../human-tasks/task-store-port.ts) so each can
+ * evolve alone; the SQL adapter implements both over one connection pool.
+ *
+ * Glossary
+ * - run: one execution of a workflow function, a row with a status (pending,
+ *   running, waiting, completed, failed, cancelled, quarantined).
+ * - history: the run's events, numbered by seq from 0; replaying them gives
+ *   the workflow the results it had, so code re-runs without redoing effects.
+ * - lease: (tenant, run, owner) — a worker's claim on a run until
+ *   lease_until; the heartbeat extends it, and an expired lease makes the run
+ *   claimable by any worker (a takeover).
+ * - claim: taking due runs (wake_at ≤ now) under a lease.
+ * - wake_at: when a run is next due: a timer, a retry, a lapsed lease.
+ * - suspend: parking a waiting run with its lease released, until wake_at or
+ *   a signal.
+ * - signal: a named message to a run, stored until a history event consumes
+ *   it; wake-up hints (a task completed, a child finished) are signals too.
+ * - generation: continueAsNew starts the next one, with new input and the
+ *   history before `firstSeq` deleted.
+ * - quarantine: kept from every worker after too many executions that got
+ *   nowhere.
+ * - served record: which workflows and steps a node has code for, and when it
+ *   last said so.
  *
  * Fencing: a worker acts on a run only while it holds the run's lease
  * (lease_owner = its id). Every write that belongs to an execution carries the

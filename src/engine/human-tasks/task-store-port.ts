@@ -1,6 +1,8 @@
 /**
- * Ports: the interfaces the engine needs from the outside world, implemented by
- * adapters and chosen by the composition root.
+ * The task-store port: what the human-task use cases need from storage —
+ * reads, and one command per use case. Implemented by the SQL store
+ * (src/adapters/store/), chosen by the composition root. Its neighbours: the
+ * directory (../directory-port.ts) and the clock (../clock-port.ts).
  *
  * Glossary
  * - tenant: every row and every query carries a tenant id; nothing crosses tenants.
