@@ -89,7 +89,23 @@ export default tseslint.config(
   },
   {
     files: ["src/engine/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: outward }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...outward,
+            {
+              // The front doors re-export the engine (workflow() included), so an engine
+              // file importing one would import the engine back through the package's API.
+              group: ["**/workflow.ts", "**/index.ts", "**/composition/**"],
+              message:
+                "the engine must not import the package's front doors (src/workflow.ts, src/index.ts) or the composition root; move what it needs into the engine.",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The HTTP client is for host backends: it depends on the REST contract only,
