@@ -7,7 +7,8 @@
 import type { TaskflowConfig } from "../config/config.ts";
 import { sourceOf } from "../config/config-sources.ts";
 import { DEFAULT_DATABASE_URL, DEFAULT_KEY_PREFIX } from "../config/defaults.ts";
-import { backendOf, redactUrl, sqlitePathOf } from "../adapters/store/database-url.ts";
+import { redactUrl, sqlitePathOf } from "../adapters/store/database-url.ts";
+import { databaseFileOf } from "../adapters/store/dialects/dialect-for.ts";
 
 export function keysStore(config: TaskflowConfig): string {
   const prefix =
@@ -43,7 +44,7 @@ export function missingSqliteFile(
   config: Pick<TaskflowConfig, "coordination" | "databaseUrl">,
   exists: (path: string) => boolean,
 ): string | null {
-  if (config.coordination !== "sql" || backendOf(config.databaseUrl) !== "sqlite") return null;
-  const path = sqlitePathOf(config.databaseUrl);
-  return path === ":memory:" || exists(path) ? null : path;
+  if (config.coordination !== "sql") return null;
+  const path = databaseFileOf(config.databaseUrl);
+  return path === null || path === ":memory:" || exists(path) ? null : path;
 }

@@ -20,6 +20,7 @@ import {
   revisionChannel,
   subscriberName,
 } from "../../src/adapters/definition-cache/redis-revision-signal.ts";
+import { dialectFor } from "../../src/adapters/store/dialects/dialect-for.ts";
 import type { CacheLedger } from "../../src/engine/definition-cache/cache-ledger-port.ts";
 import {
   coordinationTestOptions,
@@ -43,6 +44,13 @@ const config = (over: Partial<ConsistencyConfig> = {}): ConsistencyConfig => ({
   ...over,
 });
 
+/** A URL per backend, for its dialect's flags only: a dialect connects at its first query. */
+const DIALECT_URLS = {
+  postgres: "postgres://nobody@127.0.0.1:1/none",
+  mysql: "mysql://nobody@127.0.0.1:1/none",
+  sqlite: "sqlite::memory:",
+} as const;
+
 /** Nothing of it is touched before start(): selection opens no connection. */
 const database = (backend: ConsistencyDatabase["backend"]): ConsistencyDatabase => ({
   backend,
@@ -51,7 +59,7 @@ const database = (backend: ConsistencyDatabase["backend"]): ConsistencyDatabase 
   coordinationContext: {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     db: {} as any,
-    backend,
+    dialect: dialectFor(DIALECT_URLS[backend]),
     databaseUrl: "postgres://nobody@127.0.0.1:1/none",
   },
 });

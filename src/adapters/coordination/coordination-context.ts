@@ -4,6 +4,21 @@
  */
 import type { Kysely } from "kysely";
 import type { Redis } from "ioredis";
+import type { StoreDialect } from "../store/dialects/store-dialect.ts";
+import type { CoordinationSchema } from "./sql/coordination-schema.ts";
+
+/** What of the store's dialect the SQL coordination reads. */
+export type SqlDialect = Pick<
+  StoreDialect,
+  | "name"
+  | "upsert"
+  | "sequentialAssignments"
+  | "deleteLimit"
+  | "castParams"
+  | "sessionLocks"
+  | "paramStyle"
+  | "listenNotify"
+>;
 
 export interface MemoryContext {
   /** Namespace in front of every key (see the glossary in the coordination port). */
@@ -12,10 +27,13 @@ export interface MemoryContext {
 
 export interface SqlContext {
   readonly keyPrefix: string;
-  // The coordination tables are not in the store's typed schema: they belong to this adapter.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly db: Kysely<any>;
-  readonly backend: "sqlite" | "postgres" | "mysql";
+  /** The store's connection, typed by the coordination tables (they belong to this adapter). */
+  readonly db: Kysely<CoordinationSchema>;
+  /**
+   * The store's dialect: the SQL branches on its capability flags, as the
+   * store does, never on its name (which only names the backend).
+   */
+  readonly dialect: SqlDialect;
   /** For the dedicated connections locks need on PostgreSQL and MariaDB (session-scoped locks). */
   readonly databaseUrl: string;
 }

@@ -68,7 +68,7 @@ export function revisionSignalFor(
   database: ConsistencyDatabase,
   options: OpenConsistencyOptions,
 ): RevisionSignal {
-  if (database.backend === "postgres") {
+  if (database.coordinationContext.dialect.listenNotify) {
     return pgRevisionSignal({
       url: database.coordinationContext.databaseUrl,
       db: database.coordinationContext.db,

@@ -4,11 +4,12 @@
  * PostgreSQL, the LISTEN wake-ups. The stores share the connection and know
  * nothing of each other: this file is the only place that builds both.
  *
- * What differs per backend as a whole is decided here, once, from the URL's
- * backend: which strategy the human-task store uses (task-store/pg-task-store.ts:
- * one statement per command on PostgreSQL; task-store/sql-task-store.ts: a
- * locked transaction elsewhere), whether wake-ups exist, and the
- * PostgreSQL-only maintenance after migrating (pg-stats-keeper.ts).
+ * What differs per backend as a whole is decided here, once, from the
+ * dialect's capability flags (dialects/store-dialect.ts): which strategy the
+ * human-task store uses (task-store/pg-task-store.ts: one statement per
+ * command on PostgreSQL; task-store/sql-task-store.ts: a locked transaction
+ * elsewhere), whether wake-ups exist, the PostgreSQL-only maintenance after
+ * migrating (pg-stats-keeper.ts) and SQLite's process lock.
  *
  * Opening never connects; the first query (normally migrate()) does. On
  * SQLite, opening takes the process lock of the file (one process per SQLite
@@ -16,22 +17,19 @@
  * its start; close() gives it back.
  */
 import { Kysely, Migrator, sql, type LogEvent } from "kysely";
-import type { SqliteSynchronous } from "../../config/config.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
 import type { CacheLedger } from "../../engine/definition-cache/cache-ledger-port.ts";
 import type { DefinitionVersionStore } from "../../engine/definitions/definition-version-store-port.ts";
 import type { RunStore } from "../../engine/durable/run-store-port.ts";
 import type { Wakeups } from "../../engine/durable/wakeups-port.ts";
 import type { SqlContext } from "../coordination/coordination-context.ts";
+import type { CoordinationSchema } from "../coordination/sql/coordination-schema.ts";
 import { SqlCacheLedger } from "./cache-ledger/sql-cache-ledger.ts";
-import { backendOf, redactUrl, sqlitePathOf } from "./database-url.ts";
+import { backendOf } from "./database-url.ts";
 import { readDeploymentId } from "./deployment-identity.ts";
 import { SqlDefinitionStore } from "./definition-store/sql-definition-store.ts";
 import type { StoreSchema } from "./db-schema.ts";
-import { mysqlDialect } from "./dialects/mysql/mysql-dialect.ts";
-import { postgresDialect } from "./dialects/postgres/postgres-dialect.ts";
-import { lockSqliteFile } from "./dialects/sqlite/process-lock.ts";
-import { sqliteDialect } from "./dialects/sqlite/sqlite-dialect.ts";
+import { dialectFor, type DialectOptions } from "./dialects/dialect-for.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { withUnavailableErrors } from "./dialects/unavailable-dialect.ts";
 import { migrationProvider } from "./migrations/migration-provider.ts";
@@ -41,11 +39,10 @@ import { SqlRunStore } from "./run-store/sql-run-store.ts";
 import { PgTaskStore } from "./task-store/pg-task-store.ts";
 import { SqlTaskStore } from "./task-store/sql-task-store.ts";
 
-export interface StoreOptions {
-  /** Connections per node for PostgreSQL and MariaDB (default 10); SQLite always uses one. */
-  poolSize?: number | undefined;
-  /** What a SQLite COMMIT waits for (default normal); ignored by the other backends. */
-  sqliteSynchronous?: SqliteSynchronous | undefined;
+// Where it always was, for the callers that import it from here.
+export { dialectFor };
+
+export interface StoreOptions extends DialectOptions {
   /**
    * Called with each statement's text as the stores send it, succeeded or
    * failed (Kysely's log; transaction control — BEGIN, COMMIT — is not a
@@ -98,28 +95,10 @@ export interface Database extends DatabaseLifecycle {
   identify(): Promise<string>;
 }
 
-/** 10 connections × N nodes stays well under PostgreSQL's default max_connections (100). */
-const DEFAULT_POOL_SIZE = 10;
-
-export function dialectFor(databaseUrl: string, options: StoreOptions = {}): StoreDialect {
-  const url = databaseUrl.trim();
-  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
-  const target = redactUrl(url === "" ? "sqlite:" + sqlitePathOf(url) : url);
-  switch (backendOf(url)) {
-    case "sqlite":
-      return sqliteDialect(sqlitePathOf(url), target, options.sqliteSynchronous);
-    case "postgres":
-      return postgresDialect(url, poolSize, target);
-    case "mysql":
-      return mysqlDialect(url, poolSize, target);
-  }
-}
-
 export function openDatabase(databaseUrl: string, options: StoreOptions = {}): Database {
   const backend = backendOf(databaseUrl.trim());
   const parts = dialectFor(databaseUrl, options);
-  const lock =
-    backend === "sqlite" ? lockSqliteFile(sqlitePathOf(databaseUrl), parts.target) : undefined;
+  const lock = parts.processLock?.();
   // Kysely opens no connection until the first query: a bad host fails in migrate().
   const onQuery = options.onQuery;
   const db = new Kysely<StoreSchema>({
@@ -127,17 +106,25 @@ export function openDatabase(databaseUrl: string, options: StoreOptions = {}): D
     ...(onQuery === undefined ? {} : { log: (event: LogEvent) => onQuery(event.query.sql) }),
   });
   // Young tables need statistics sooner than autovacuum gives them (PostgreSQL only).
-  const afterMigrate = backend === "postgres" ? startStatsKeeper : undefined;
+  const afterMigrate = parts.lateStatistics ? startStatsKeeper : undefined;
   let maintenance: StatsKeeper | undefined;
   let identity: string | undefined;
   return {
     backend,
-    tasks: backend === "postgres" ? new PgTaskStore(db, parts) : new SqlTaskStore(db, parts),
+    // PgTaskStore's one-statement commands are writable CTEs over unnest'd array parameters.
+    tasks:
+      parts.writableCte && parts.arrayParams
+        ? new PgTaskStore(db, parts)
+        : new SqlTaskStore(db, parts),
     runs: new SqlRunStore(db, parts),
     definitions: new SqlDefinitionStore(db, parts),
     cacheLedger: new SqlCacheLedger(db, parts),
-    wakeups: backend === "postgres" ? pgWakeups(databaseUrl) : undefined,
-    coordinationContext: { db, backend, databaseUrl: databaseUrl.trim() },
+    wakeups: parts.listenNotify ? pgWakeups(databaseUrl) : undefined,
+    coordinationContext: {
+      db: db.withTables<{ [T in keyof CoordinationSchema]: CoordinationSchema[T] }>(),
+      dialect: parts,
+      databaseUrl: databaseUrl.trim(),
+    },
     deploymentId() {
       if (identity === undefined) {
         throw new Error(

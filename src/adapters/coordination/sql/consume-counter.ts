@@ -4,7 +4,8 @@
  * with named parameters, run without the query builder: composing this
  * statement from ~25 Kysely fragments on every call cost more CPU than SQLite
  * spent executing it (6.5k consumes/s against 28k cache sets/s at 32 in
- * flight, `npm run bench -- coordination`, 2026-12-01).
+ * flight, `npm run bench -- coordination`, 2026-12-01). The text depends on
+ * the dialect's flags only, and is resolved once per distinct text.
  *
  * In the update branch every expression reads the row as it was, except on
  * MariaDB, which assigns left to right and lets later expressions see earlier
@@ -16,6 +17,7 @@
  * first (points taken when the row is new: n, or 0 when n > cap), expiresAt.
  */
 import { statement, type Bind } from "../../store/sql/statement.ts";
+import type { SqlDialect } from "../coordination-context.ts";
 
 export interface ConsumeParams {
   tenant: string;
@@ -36,11 +38,13 @@ export interface CounterRow {
   taken: unknown;
 }
 
+type TextFlags = Pick<SqlDialect, "castParams" | "sequentialAssignments" | "upsert">;
+
 /** `i` and `r` spell a whole number and a fraction; PostgreSQL needs them cast (see int()). */
-function text(backend: "postgres" | "mysql" | "sqlite"): string {
-  const pg = backend === "postgres";
-  const i = (name: string) => (pg ? `cast(:${name} as bigint)` : `:${name}`);
-  const r = (name: string) => (pg ? `cast(:${name} as double precision)` : `:${name}`);
+function text(d: TextFlags): string {
+  const cast = d.castParams;
+  const i = (name: string) => (cast ? `cast(:${name} as bigint)` : `:${name}`);
+  const r = (name: string) => (cast ? `cast(:${name} as double precision)` : `:${name}`);
   const c = (column: string) => `coord_rate_counters.${column}`;
   const newWindow = `(${i("start")} > ${c("window_start")})`;
   const prev = `(case when ${newWindow}
@@ -55,19 +59,27 @@ function text(backend: "postgres" | "mysql" | "sqlite"): string {
   const assignments = `
       taken = ${taken},
       prev_points = ${prev},
-      points = ${current} + ${backend === "mysql" ? "taken" : taken},
+      points = ${current} + ${d.sequentialAssignments ? "taken" : taken},
       expires_at = case when ${newWindow} then ${i("expiresAt")} else ${c("expires_at")} end,
       window_start = case when ${newWindow} then ${i("start")} else ${c("window_start")} end`;
   const returning = "returning window_start, points, prev_points, taken";
-  return backend === "mysql"
+  return d.upsert === "on-duplicate-key"
     ? `${insert} on duplicate key update ${assignments} ${returning}`
     : `${insert} on conflict (tenant_id, key_hash) do update set ${assignments} ${returning}`;
 }
 
-const STATEMENTS: Record<"postgres" | "mysql" | "sqlite", Bind<ConsumeParams, CounterRow>> = {
-  postgres: statement<ConsumeParams, CounterRow>(text("postgres")).numbered,
-  mysql: statement<ConsumeParams, CounterRow>(text("mysql")).positional,
-  sqlite: statement<ConsumeParams, CounterRow>(text("sqlite")).positional,
-};
+/** Bound statements by placeholder style and text: one per dialect a process uses. */
+const STATEMENTS = new Map<string, Bind<ConsumeParams, CounterRow>>();
 
-export const consumeCounter = (backend: "postgres" | "mysql" | "sqlite") => STATEMENTS[backend];
+export function consumeCounter(
+  d: TextFlags & Pick<SqlDialect, "paramStyle">,
+): Bind<ConsumeParams, CounterRow> {
+  const sqlText = text(d);
+  const key = `${d.paramStyle}\n${sqlText}`;
+  let bind = STATEMENTS.get(key);
+  if (bind === undefined) {
+    bind = statement<ConsumeParams, CounterRow>(sqlText)[d.paramStyle];
+    STATEMENTS.set(key, bind);
+  }
+  return bind;
+}

@@ -16,7 +16,7 @@ import { sqlTtlCache } from "./sql-ttl-cache.ts";
 
 export function sqlCoordination(ctx: SqlContext): Coordination {
   return lazyCoordination({
-    backend: ctx.backend,
+    backend: ctx.dialect.name,
     locks: () => sqlLocks(ctx),
     limiters: () => sqlRateLimiters(ctx),
     cache: () => sqlTtlCache(ctx),

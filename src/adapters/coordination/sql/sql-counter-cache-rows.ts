@@ -20,14 +20,12 @@ export function rowKeyHash(parts: readonly (string | number)[]): string {
  * explicitly; SQLite and MariaDB take the number as it is.
  */
 export function int(ctx: SqlContext, n: number): RawBuilder<number> {
-  return ctx.backend === "postgres" ? sql<number>`cast(${n} as bigint)` : sql<number>`${n}`;
+  return ctx.dialect.castParams ? sql<number>`cast(${n} as bigint)` : sql<number>`${n}`;
 }
 
 /** A fraction as a parameter (see int); MariaDB computes it as a double. */
 export function real(ctx: SqlContext, x: number): RawBuilder<number> {
-  return ctx.backend === "postgres"
-    ? sql<number>`cast(${x} as double precision)`
-    : sql<number>`${x}`;
+  return ctx.dialect.castParams ? sql<number>`cast(${x} as double precision)` : sql<number>`${x}`;
 }
 
 /** Drivers hand bigint columns back as number, bigint or string. */
@@ -49,10 +47,9 @@ export async function deleteExpired(
   now: number,
 ): Promise<number> {
   const t = sql.table(table);
-  const result =
-    ctx.backend === "mysql"
-      ? await sql`delete from ${t} where expires_at <= ${now} limit ${max}`.execute(ctx.db)
-      : await sql`delete from ${t}
+  const result = ctx.dialect.deleteLimit
+    ? await sql`delete from ${t} where expires_at <= ${now} limit ${max}`.execute(ctx.db)
+    : await sql`delete from ${t}
           where expires_at <= ${int(ctx, now)}
             and (tenant_id, key_hash) in (
               select tenant_id, key_hash from ${t}

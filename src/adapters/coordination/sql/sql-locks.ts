@@ -1,12 +1,13 @@
 /**
- * Locks on the store's own database.
+ * Locks on the store's own database, by the session lock its dialect offers
+ * (StoreDialect.sessionLocks):
  *
- * - PostgreSQL: `pg_try_advisory_lock(bigint)` on a dedicated connection; the
+ * - advisory (PostgreSQL): `pg_try_advisory_lock(bigint)` on a dedicated connection; the
  *   key is 64 bits of SHA-256 over (key prefix, tenant, name).
- * - MariaDB: `GET_LOCK(name, 0)` on a dedicated connection. Lock names are
+ * - get-lock (MariaDB): `GET_LOCK(name, 0)` on a dedicated connection. Lock names are
  *   server-wide (not per database) and at most 64 characters, so the name is
  *   SHA-256 hex over (database, key prefix, tenant, name), cut to fit.
- * - SQLite: one process per database file, so exclusion in this process is
+ * - none (SQLite): one process per database file, so exclusion in this process is
  *   the whole lock: every coordination of this process on the same file shares
  *   one table of held keys.
  *
@@ -52,7 +53,8 @@ const scoped = (keyPrefix: string, rest: string) => `${keyPrefix.length}:${keyPr
 const sqliteHeld = new Map<string, Set<string>>();
 
 function heldSetFor(ctx: SqlContext): { held: Set<string>; done: () => void } {
-  if (ctx.backend !== "sqlite") return { held: new Set(), done: () => undefined };
+  // A session lock excludes the other processes and nodes; this set only this coordination's own.
+  if (ctx.dialect.sessionLocks !== null) return { held: new Set(), done: () => undefined };
   const path = sqlitePathOf(ctx.databaseUrl);
   // Each :memory: database is its own: nothing to share.
   if (path === ":memory:") return { held: new Set(), done: () => undefined };
@@ -71,8 +73,8 @@ function heldSetFor(ctx: SqlContext): { held: Set<string>; done: () => void } {
   };
 }
 
-/** The database name in a MariaDB URL: GET_LOCK names are server-wide. */
-function mysqlDatabaseOf(url: string): string {
+/** The database name in a server URL: GET_LOCK names are server-wide. */
+function databaseOf(url: string): string {
   try {
     return decodeURIComponent(new URL(url).pathname.replace(/^\//, ""));
   } catch {
@@ -80,16 +82,23 @@ function mysqlDatabaseOf(url: string): string {
   }
 }
 
+function sessionFor(ctx: SqlContext): LockSession {
+  switch (ctx.dialect.sessionLocks) {
+    case "advisory":
+      return pgSession(ctx.databaseUrl);
+    case "get-lock":
+      return mysqlSession(ctx.databaseUrl);
+    case null:
+      return processSession();
+  }
+}
+
 export function sqlLocks(ctx: SqlContext): Locks {
-  const session: LockSession =
-    ctx.backend === "postgres"
-      ? pgSession(ctx.databaseUrl)
-      : ctx.backend === "mysql"
-        ? mysqlSession(ctx.databaseUrl)
-        : processSession();
+  const locking = ctx.dialect.sessionLocks;
+  const session = sessionFor(ctx);
   const { held, done } = heldSetFor(ctx);
   const mine = new Set<LeasedLock>();
-  const database = ctx.backend === "mysql" ? mysqlDatabaseOf(ctx.databaseUrl) : "";
+  const database = locking === "get-lock" ? databaseOf(ctx.databaseUrl) : "";
   let closed = false;
 
   /** The token row's key: 64 hex characters for any name. */
@@ -99,20 +108,20 @@ export function sqlLocks(ctx: SqlContext): Locks {
   function sessionKeyOf(tenant: string, name: string): string {
     // Tenants are [A-Za-z0-9._-], so "tenant/name" is unambiguous.
     const digest = sha256(scoped(ctx.keyPrefix, `${tenant}/${name}`));
-    switch (ctx.backend) {
-      case "postgres":
+    switch (locking) {
+      case "advisory":
         return digest.readBigInt64BE(0).toString();
-      case "mysql": {
+      case "get-lock": {
         const hex = sha256(`${database.length}:${database}${digest.toString("hex")}`);
         return (MYSQL_LOCK_NAME_PREFIX + hex.toString("hex")).slice(0, MYSQL_LOCK_NAME_LENGTH);
       }
-      case "sqlite":
+      case null:
         return `${tenant}/${nameKeyOf(name)}`;
     }
   }
 
   async function nextToken(tenant: string, nameKey: string): Promise<bigint> {
-    if (ctx.backend === "mysql") {
+    if (ctx.dialect.upsert === "on-duplicate-key") {
       // LAST_INSERT_ID(expr) is per connection: both statements on one.
       return ctx.db.connection().execute(async (db) => {
         await sql`insert into coordination_lock_tokens (tenant_id, name_key, token)

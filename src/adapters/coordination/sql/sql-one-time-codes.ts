@@ -87,7 +87,7 @@ export function sqlOneTimeCodes(ctx: SqlContext, limiters: RateLimiters): OneTim
         .insertInto(TABLE)
         .values(row)
         .$call((q) =>
-          ctx.backend === "mysql"
+          ctx.dialect.upsert === "on-duplicate-key"
             ? q.onDuplicateKeyUpdate(fresh)
             : q.onConflict((oc) => oc.columns(["tenant_id", "slot"]).doUpdateSet(fresh)),
         )

@@ -9,8 +9,9 @@
  * then changes nothing: it is the reuse, and the family it revokes already
  * holds the winner's new token, which is committed by then.
  */
-import { sql } from "kysely";
+import { sql, type Insertable } from "kysely";
 import type { SqlContext } from "../coordination-context.ts";
+import type { TokensTable } from "./coordination-schema.ts";
 import type {
   IssuedToken,
   OpaqueTokens,
@@ -54,6 +55,9 @@ interface TokenRow {
   revoked_at: number | string | null;
   forget_at: number | string | null;
 }
+
+/** A row this node writes: its times are numbers. */
+type NewTokenRow = TokenRow & Insertable<TokensTable>;
 
 /** What a new row is made from. */
 interface TokenRequest {
@@ -111,10 +115,10 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
     familyId: string,
     request: TokenRequest,
     now: number,
-  ): { row: TokenRow; token: string } => {
+  ): { row: NewTokenRow; token: string } => {
     const token = newTokenSecret();
     const expiresAt = request.ttlMs === undefined ? null : now + request.ttlMs;
-    const row: TokenRow = {
+    const row: NewTokenRow = {
       tenant_id: tenant,
       id: newId(),
       key_prefix: keyPrefix,
@@ -159,7 +163,7 @@ export function sqlOpaqueTokens(ctx: SqlContext): OpaqueTokens {
   };
 
   /** Retires `row` and inserts `next` together; false when another rotation or a revoke came first. */
-  const retireAndIssue = (row: TokenRow, next: TokenRow, now: number) =>
+  const retireAndIssue = (row: TokenRow, next: NewTokenRow, now: number) =>
     db.transaction().execute(async (trx) => {
       const r = await sql`UPDATE coordination_tokens
         SET retired_at = ${now}, forget_at = ${now + TOKEN_KEEP_MS}

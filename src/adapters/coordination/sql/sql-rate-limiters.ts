@@ -57,7 +57,7 @@ export function sqlRateLimiters(ctx: SqlContext): RateLimiters {
 }
 
 function sqlRateLimiter(ctx: SqlContext, spec: LimiterSpec): RateLimiter {
-  const consume = consumeCounter(ctx.backend);
+  const consume = consumeCounter(ctx.dialect);
   const hash = (key: string) =>
     rowKeyHash([ctx.keyPrefix, spec.name, spec.window, spec.windowMs, key]);
   return {

@@ -58,7 +58,7 @@ export function sqlTtlCache(ctx: SqlContext): TtlCache {
       const insert = sql`insert into coord_cache (tenant_id, key_hash, value, expires_at)
         values (${t.tenant}, ${t.hash}, ${text}, ${expiresAt})`;
       await (
-        ctx.backend === "mysql"
+        ctx.dialect.upsert === "on-duplicate-key"
           ? sql`${insert} on duplicate key update
             value = values(value), expires_at = values(expires_at)`
           : sql`${insert} on conflict (tenant_id, key_hash) do update set
@@ -71,7 +71,8 @@ export function sqlTtlCache(ctx: SqlContext): TtlCache {
       const text = jsonText(value);
       checkDuration("cache TTL", ttlMs);
       const now = Date.now();
-      if (ctx.backend === "mysql") {
+      // ON DUPLICATE KEY UPDATE has no WHERE, nor a count that says it wrote (see the header).
+      if (ctx.dialect.upsert === "on-duplicate-key") {
         await sql`delete from coord_cache where ${where(t)} and expires_at <= ${now}`.execute(
           ctx.db,
         );

@@ -1,12 +1,15 @@
 /**
  * A store dialect: the small set of parts that differ between backends, in the
  * style of Kysely's own `src/dialect/` (a dialect is a factory of parts). The
- * stores (task-store/, run-store/, sql-reads.ts) are written once against this
+ * stores (task-store/, run-store/, sql-reads.ts), the migrations and the SQL
+ * coordination (adapters/coordination/sql/) are written once against this
  * interface and branch on its capability flags only where the databases'
- * semantics differ; no code above the dialect tests a backend's name.
+ * semantics differ; no code above the dialect tests a backend's name
+ * (test/unit/store/dialect-names.test.ts holds that).
  */
 import type { Dialect } from "kysely";
 import type { ClassifyDriverError } from "./driver-error.ts";
+import type { ProcessLock } from "./sqlite/process-lock.ts";
 
 export type StoreDialectName = "sqlite" | "postgres" | "mysql";
 
@@ -86,6 +89,61 @@ export interface StoreDialect {
   readonly partialIndexes: boolean;
   /** How "insert unless the unique key exists" is spelled. */
   readonly insertIgnore: "on-conflict-do-nothing" | "on-duplicate-key-noop";
+  /**
+   * How "insert, or update the row whose unique key exists" is spelled:
+   * `ON CONFLICT (key) DO UPDATE SET … [WHERE …]` (PostgreSQL, SQLite) or
+   * `ON DUPLICATE KEY UPDATE …` (MariaDB). The latter has no WHERE, and its
+   * affected-row count cannot tell an untouched row from an insert (mysql2
+   * connects with FOUND_ROWS), so a write that must know whether it wrote is
+   * spelled otherwise there.
+   */
+  readonly upsert: "on-conflict" | "on-duplicate-key";
+  /**
+   * The assignments of an UPDATE (and of `ON DUPLICATE KEY UPDATE`) run left
+   * to right and each sees the ones before it (MariaDB/MySQL). Elsewhere every
+   * expression reads the row as it was before the statement.
+   */
+  readonly sequentialAssignments: boolean;
+  /**
+   * `DELETE … LIMIT n` exists (MariaDB). PostgreSQL and SQLite pick the rows
+   * in a subselect instead, which MariaDB cannot do (no subselect naming the
+   * table it deletes from).
+   */
+  readonly deleteLimit: boolean;
+  /**
+   * An uncast parameter takes its type from its first use and keeps it in the
+   * prepared statement (PostgreSQL), so raw SQL casts the numbers it binds
+   * (`cast(… as bigint)`). SQLite and MariaDB take a number as it is.
+   */
+  readonly castParams: boolean;
+  /**
+   * The lock a database session holds until it ends, for the coordination's
+   * locks (coordination/sql/sql-locks.ts): `advisory` is
+   * `pg_try_advisory_lock(bigint)` (PostgreSQL, per database); `get-lock` is
+   * `GET_LOCK(name, 0)` (MariaDB: names are server-wide and at most 64
+   * characters); null: none, and none needed — one process per database file
+   * (SQLite), so this process's own table of held keys is the lock.
+   */
+  readonly sessionLocks: "advisory" | "get-lock" | null;
+  /**
+   * How the migrations spell an id that only grows, even across deletes:
+   * `bigserial` (PostgreSQL's sequence), `integer-autoincrement` (SQLite: a
+   * plain rowid reuses max + 1) or `bigint-auto-increment` (MariaDB).
+   */
+  readonly growingId: "bigserial" | "integer-autoincrement" | "bigint-auto-increment";
+  /**
+   * The planner knows nothing of a table's columns until a background
+   * ANALYZE (autovacuum) reaches it, and a named statement keeps the plan it
+   * made meanwhile (PostgreSQL): the store then analyzes young tables itself
+   * after migrating (pg-stats-keeper.ts).
+   */
+  readonly lateStatistics: boolean;
+  /**
+   * Takes the lock that lets only this process open the database (SQLite: one
+   * process per file, sqlite/process-lock.ts); null where the server
+   * arbitrates between processes. Called once, when the database is opened.
+   */
+  readonly processLock: (() => ProcessLock) | null;
   /** Column type for JSON documents kept as text (MariaDB TEXT stops at 64 KiB). */
   readonly jsonText: "text" | "mediumtext";
   /** Raw SQL appended to CREATE TABLE, e.g. MariaDB engine, charset and collation. */

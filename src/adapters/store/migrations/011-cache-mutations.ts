@@ -7,8 +7,9 @@
  * The id must only grow, even across deletes, or a pruned table could hand
  * out an id a node has already seen as a revision: SQLite needs AUTOINCREMENT
  * for that (a plain rowid reuses max + 1), PostgreSQL's sequence and
- * MariaDB's AUTO_INCREMENT never go back. `completed` is 0/1 in a smallint so
- * the same parameter binds on every driver (better-sqlite3 has no booleans).
+ * MariaDB's AUTO_INCREMENT never go back (StoreDialect.growingId).
+ * `completed` is 0/1 in a smallint so the same parameter binds on every
+ * driver (better-sqlite3 has no booleans).
  *
  * One index (scope, completed, id) answers both questions a reader asks on
  * every cached read: the newest completed id of a scope (its last entry) and
@@ -28,11 +29,14 @@ export function cacheMutations(d: StoreDialect): Migration {
       await db.schema
         .createTable("cache_mutations")
         .$call((b) => {
-          if (d.name === "postgres") return b.addColumn("id", "bigserial", (c) => c.primaryKey());
-          if (d.name === "sqlite") {
-            return b.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
+          switch (d.growingId) {
+            case "bigserial":
+              return b.addColumn("id", "bigserial", (c) => c.primaryKey());
+            case "integer-autoincrement":
+              return b.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
+            case "bigint-auto-increment":
+              return b.addColumn("id", "bigint", (c) => c.primaryKey().autoIncrement());
           }
-          return b.addColumn("id", "bigint", (c) => c.primaryKey().autoIncrement());
         })
         .addColumn("mutation_id", MUTATION_ID, (c) => c.notNull().unique())
         .addColumn("scope", SCOPE, (c) => c.notNull())

@@ -61,6 +61,14 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     straightJoin: true,
     partialIndexes: false,
     insertIgnore: "on-duplicate-key-noop",
+    upsert: "on-duplicate-key",
+    sequentialAssignments: true,
+    deleteLimit: true,
+    castParams: false,
+    sessionLocks: "get-lock",
+    growingId: "bigint-auto-increment",
+    lateStatistics: false,
+    processLock: null,
     jsonText: "mediumtext",
     // A binary collation: ids compare byte-for-byte like on PostgreSQL and SQLite;
     // the server default (…_general_ci) would make user 'Alice' see 'alice''s

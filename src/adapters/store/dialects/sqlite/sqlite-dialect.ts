@@ -27,6 +27,7 @@ import {
   type Kysely,
 } from "kysely";
 import { GroupCommitSqliteDriver } from "./group-commit.ts";
+import { lockSqliteFile } from "./process-lock.ts";
 import { withStatementCache } from "./statement-cache.ts";
 import type { StoreDialect } from "../store-dialect.ts";
 import { classifySqliteError } from "./driver-errors.ts";
@@ -87,6 +88,14 @@ export function sqliteDialect(
     lateralUnnest: false,
     partialIndexes: true,
     insertIgnore: "on-conflict-do-nothing",
+    upsert: "on-conflict",
+    sequentialAssignments: false,
+    deleteLimit: false,
+    castParams: false,
+    sessionLocks: null,
+    growingId: "integer-autoincrement",
+    lateStatistics: false,
+    processLock: () => lockSqliteFile(path, target),
     jsonText: "text",
     tableOptions: null,
     exactText: null,
