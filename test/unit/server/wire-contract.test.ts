@@ -19,6 +19,7 @@ import {
   versionSchema,
   versionSummarySchema,
 } from "../../../src/server/definition-version-views.ts";
+import type { AssignmentBody, NextAssignmentBody } from "../../../src/server/request-bodies.ts";
 import { runSchema } from "../../../src/server/run-schemas.ts";
 
 /** True only when A and B are the same type (not merely assignable either way). */
@@ -33,6 +34,11 @@ same<Equal<Wire.ProcessState, ProcessState>>();
 same<Equal<Wire.RunEvent, RunEventJson>>();
 same<Equal<Wire.RunEvent["type"], RunEventJson["type"]>>();
 same<Equal<Wire.ApiKeyListing["state"], ApiKeyListing["state"]>>();
+
+// What the client sends is what the server reads: a request the wire allows fits its body.
+type Fits<Body, Sent> = [Sent] extends [Body] ? true : false;
+same<Fits<AssignmentBody, Wire.AssignmentRequest>>();
+same<Fits<NextAssignmentBody, Wire.NextAssignment>>();
 
 /**
  * Every field of T, once: `satisfies` refuses a record that misses one of T's keys
