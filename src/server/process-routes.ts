@@ -107,14 +107,12 @@ export function processRoutes(
           name,
         });
         const { instanceId, runId } = run;
-        return reply
-          .code(201)
-          .send({
-            definitionKey: processKey,
-            instanceId,
-            runId,
-            version: run.version,
-          } satisfies Wire.StartedProcess);
+        return reply.code(201).send({
+          definitionKey: processKey,
+          instanceId,
+          runId,
+          version: run.version,
+        } satisfies Wire.StartedProcess);
       }
       const started = await engine.start(ctx, { processKey, name, vars });
       return reply.code(201).send(started satisfies Wire.StartedProcess);
