@@ -8,7 +8,14 @@
  * ends the whole login, so refreshes take a Web Lock.
  */
 
-/** An RFC 9457 problem from the server, with the JSON pointers of invalid fields. */
+import type { Problem, ProblemCode } from "./wire.ts";
+
+/**
+ * An RFC 9457 problem from the server, with the JSON pointers of invalid fields. Pages
+ * branch on `code` (the engine's catalogue, e.g. `NotOpen`) and `reason` (the situation
+ * within it), never on `detail`, which is for people. Both are undefined when the answer
+ * carried no problem document (a proxy's 502 page) or the server sends no `reason`.
+ */
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
@@ -17,10 +24,16 @@ export class ApiProblem extends Error {
     /** JSON pointer → message, from the problem's `errors`. */
     readonly fields: ReadonlyMap<string, string>,
     readonly body: unknown,
+    readonly code: ProblemCode | undefined = undefined,
+    readonly reason: string | undefined = undefined,
   ) {
     super(detail ?? title);
   }
 }
+
+/** Whether `e` is a problem with this code: `isProblem(e, "NotFound")`. */
+export const isProblem = (e: unknown, code: ProblemCode): e is ApiProblem =>
+  e instanceof ApiProblem && e.code === code;
 
 let csrfToken: string | null = null;
 let onLoggedOut: () => void = () => undefined;
@@ -85,16 +98,18 @@ async function problemOf(r: Response): Promise<ApiProblem> {
   } catch {
     /* not JSON */
   }
-  const p = (body ?? {}) as {
-    title?: string;
-    detail?: string;
-    errors?: { pointer?: string; reason?: string }[];
-  };
+  // Partial: a body that is not the server's problem (a proxy's page, the Console's own
+  // answers) lacks some of it, and every field is read as maybe missing.
+  const p = (body ?? {}) as Partial<Problem>;
   const fields = new Map<string, string>();
   for (const e of p.errors ?? []) {
-    if (e.pointer !== undefined) fields.set(e.pointer, e.reason ?? "invalid");
+    if (typeof e.pointer === "string") {
+      fields.set(e.pointer, typeof e.reason === "string" ? e.reason : "invalid");
+    }
   }
-  return new ApiProblem(r.status, p.title ?? r.statusText, p.detail, fields, body);
+  const code = typeof p.code === "string" ? p.code : undefined;
+  const reason = typeof p.reason === "string" ? p.reason : undefined;
+  return new ApiProblem(r.status, p.title ?? r.statusText, p.detail, fields, body, code, reason);
 }
 
 /** JSON from the Console API; throws ApiProblem on any non-2xx answer. */

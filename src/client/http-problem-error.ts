@@ -3,7 +3,7 @@
  * refused the request for a reason in its catalogue. Branch on `code`; `detail`
  * is for people and may change.
  */
-import type { Problem, ProblemCode } from "./client-types.ts";
+import type { Problem, ProblemCode } from "./wire/problem.ts";
 
 export class TaskflowHttpError extends Error {
   override readonly name = "TaskflowHttpError";

@@ -3,7 +3,7 @@
  * `nextCursor` until it is `null`. Pages are fetched lazily, one at a time, so
  * breaking out of a `for await` stops fetching.
  */
-import type { Page } from "./client-types.ts";
+import type { Page } from "./wire/common.ts";
 
 /** Fetches the page after `cursor` (the first page when undefined). */
 export type PageFetcher<T> = (cursor: string | undefined) => Promise<Page<T>>;

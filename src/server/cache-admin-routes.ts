@@ -16,6 +16,8 @@ import type {
   CacheLedger,
   IncompleteMutation,
 } from "../engine/definition-cache/cache-ledger-port.ts";
+import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 
 export interface CacheAdminRouteOptions {
@@ -68,7 +70,10 @@ function requireEveryTenantKey(req: FastifyRequest): void {
   }
 }
 
-const view = (m: IncompleteMutation) => ({ ...m, createdAt: m.createdAt.toISOString() });
+const view = (m: IncompleteMutation): Wire.CacheMutation => ({
+  ...m,
+  createdAt: m.createdAt.toISOString(),
+});
 
 export function cacheAdminRoutes(
   app: FastifyInstance,
@@ -138,7 +143,7 @@ export function cacheAdminRoutes(
         { mutationId: req.params.id, keyId: req.apiKeyId, completed },
         "cache mutation completed by an operator",
       );
-      return { mutationId: req.params.id, completed };
+      return { mutationId: req.params.id, completed } satisfies Wire.CacheMutationCompleted;
     },
   );
   done();

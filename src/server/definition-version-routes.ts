@@ -26,6 +26,7 @@ import {
   versionSummaryView,
   versionView,
 } from "./definition-version-views.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 import {
   actorContext,
@@ -156,7 +157,10 @@ export function definitionVersionRoutes(
       if (!result.valid) {
         throw invalidDocument(`the definition has ${result.errors.length} error(s)`, result.errors);
       }
-      return reply.send({ valid: true, notChecked: result.notChecked });
+      return reply.send({
+        valid: true,
+        notChecked: result.notChecked,
+      } satisfies Wire.DefinitionValidation);
     },
   );
 

@@ -5,10 +5,11 @@
  */
 import type { DefinitionVersion, VersionSummary } from "../domain/definition-version.ts";
 import type { DiffEntry } from "../engine/definitions/definition-diff.ts";
+import type * as Wire from "../client/wire/index.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const versionSummaryView = (v: VersionSummary) => ({
+export const versionSummaryView = (v: VersionSummary): Wire.VersionSummary => ({
   key: v.key,
   version: v.version,
   status: v.status,
@@ -17,12 +18,16 @@ export const versionSummaryView = (v: VersionSummary) => ({
   createdBy: v.createdBy,
 });
 
-export const versionView = (v: DefinitionVersion) => ({
+export const versionView = (v: DefinitionVersion): Wire.DefinitionVersion => ({
   ...versionSummaryView(v),
   definition: JSON.parse(v.body) as unknown,
 });
 
-export const diffView = (d: { from: number; to: number; changes: DiffEntry[] }) => d;
+export const diffView = (d: {
+  from: number;
+  to: number;
+  changes: DiffEntry[];
+}): Wire.DefinitionDiff => d;
 
 const timeOrNull = { type: ["string", "null"], format: "date-time" };
 

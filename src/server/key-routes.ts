@@ -22,6 +22,7 @@ import type {
   ApiKeys,
   CreatedApiKey,
 } from "../engine/coordination/api-keys.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "./idempotency-key.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 
@@ -111,7 +112,7 @@ const exampleSecret = "tfk_" + "A".repeat(43);
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-const infoView = (k: ApiKeyInfo) => ({
+const infoView = (k: ApiKeyInfo): Wire.ApiKeyInfo => ({
   id: k.id,
   name: k.name,
   tenant: k.tenant,
@@ -119,9 +120,9 @@ const infoView = (k: ApiKeyInfo) => ({
   expiresAt: iso(k.expiresAt),
 });
 
-const listingView = (k: ApiKeyListing) => ({ ...infoView(k), state: k.state });
+const listingView = (k: ApiKeyListing): Wire.ApiKeyListing => ({ ...infoView(k), state: k.state });
 
-const createdView = (k: CreatedApiKey) => ({ ...infoView(k), key: k.key });
+const createdView = (k: CreatedApiKey): Wire.CreatedApiKey => ({ ...infoView(k), key: k.key });
 
 function requireEveryTenantKey(req: FastifyRequest): void {
   if (req.apiKeyTenant !== null && req.apiKeyTenant !== undefined) {
@@ -269,7 +270,10 @@ export function keyRoutes(app: FastifyInstance, { keys }: KeyRouteOptions, done:
         { rotatedKeyId: id, createdKeyId: next.id, keyId: req.apiKeyId },
         "API key rotated",
       );
-      return secretAnswer(reply).send({ ...createdView(next), replaces: id });
+      return secretAnswer(reply).send({
+        ...createdView(next),
+        replaces: id,
+      } satisfies Wire.CreatedApiKey);
     },
   );
   done();

@@ -22,6 +22,7 @@ import {
   varsSchema,
   type PageQuery,
 } from "./schema-primitives.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { instanceView, pageView } from "./views.ts";
 
 interface StartBody {
@@ -106,12 +107,15 @@ export function processRoutes(
           name,
         });
         const { instanceId, runId } = run;
-        return reply
-          .code(201)
-          .send({ definitionKey: processKey, instanceId, runId, version: run.version });
+        return reply.code(201).send({
+          definitionKey: processKey,
+          instanceId,
+          runId,
+          version: run.version,
+        } satisfies Wire.StartedProcess);
       }
       const started = await engine.start(ctx, { processKey, name, vars });
-      return reply.code(201).send(started);
+      return reply.code(201).send(started satisfies Wire.StartedProcess);
     },
   );
 

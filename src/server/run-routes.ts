@@ -17,6 +17,7 @@ import {
   runIdParams,
   runSchema,
 } from "./run-schemas.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { eventView, runView } from "./run-views.ts";
 import { optionalBody } from "./json-body.ts";
 import {
@@ -108,7 +109,9 @@ export function runRoutes(
         id: req.body.id,
         startedBy: ctx.actorId,
       });
-      return reply.code(created ? 201 : 200).send({ runId: run.id, status: run.status });
+      return reply
+        .code(created ? 201 : 200)
+        .send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
 
@@ -296,7 +299,7 @@ export function runRoutes(
       const ctx = actorContext(req);
       await runs.signal(ctx.tenantId, req.params.id, req.params.name, req.body ?? null);
       const run = await runs.get(ctx.tenantId, req.params.id);
-      return reply.code(202).send({ runId: run.id, status: run.status });
+      return reply.code(202).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
 
@@ -322,7 +325,7 @@ export function runRoutes(
     },
     async (req, reply) => {
       const run = await runs.cancel(actorContext(req).tenantId, req.params.id);
-      return reply.code(202).send({ runId: run.id, status: run.status });
+      return reply.code(202).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
   done();

@@ -1,11 +1,14 @@
-/** A run and its history events as the API returns them (docs/api.md, Run, History event). */
+/**
+ * A run and its history events as the API returns them (docs/api.md, Run, History event),
+ * typed by the wire contract (src/client/wire/runs.ts).
+ */
 import type { Run, RunEvent } from "../domain/run.ts";
-import type { RunEventJson } from "../domain/run-event.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { hideStack, withoutStack } from "./failure-stacks.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function runView(r: Run, exposeStacks = false) {
+export function runView(r: Run, exposeStacks = false): Wire.Run {
   return {
     runId: r.id,
     workflow: r.workflow,
@@ -22,7 +25,7 @@ export function runView(r: Run, exposeStacks = false) {
   };
 }
 
-export function eventView(e: RunEvent, exposeStacks = false): RunEventJson {
+export function eventView(e: RunEvent, exposeStacks = false): Wire.RunEvent {
   const shown = exposeStacks ? e : withoutStack(e);
   return { ...shown, at: iso(shown.at) };
 }

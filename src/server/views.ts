@@ -1,7 +1,8 @@
 /**
  * Domain objects → the JSON of the REST contract (docs/api.md, JSON objects). Every field is present (null when
  * unset) and times are ISO-8601 strings; storage details (tenant, internal
- * definition id) stay out.
+ * definition id) stay out. Each view returns its wire type (src/client/wire/), the
+ * one the client and the Console read, so a field that drifts fails tsc here.
  */
 import type { Completion } from "../domain/completion.ts";
 import type { Definition } from "../domain/definition.ts";
@@ -14,6 +15,7 @@ import type {
   InstanceTree,
   Page,
 } from "../engine/human-tasks/human-task-api.ts";
+import type * as Wire from "../client/wire/index.ts";
 import { encodeCursor } from "./pagination.ts";
 
 const DAY_MS = 86_400_000;
@@ -47,7 +49,7 @@ function iso(ms: number): string {
 }
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-export function taskView(t: Task) {
+export function taskView(t: Task): Wire.Task {
   return {
     id: t.id,
     instanceId: t.instanceId,
@@ -65,7 +67,7 @@ export function taskView(t: Task) {
   };
 }
 
-export function instanceView(i: Instance) {
+export function instanceView(i: Instance): Wire.Instance {
   return {
     id: i.id,
     kind: i.kind,
@@ -83,12 +85,7 @@ export function instanceView(i: Instance) {
   };
 }
 
-export type InstanceTreeView = ReturnType<typeof instanceView> & {
-  children: InstanceTreeView[];
-  tasks: ReturnType<typeof taskView>[];
-};
-
-export function instanceTreeView(t: InstanceTree): InstanceTreeView {
+export function instanceTreeView(t: InstanceTree): Wire.InstanceTree {
   return {
     ...instanceView(t),
     children: t.children.map(instanceTreeView),
@@ -96,35 +93,35 @@ export function instanceTreeView(t: InstanceTree): InstanceTreeView {
   };
 }
 
-export const definitionView = (d: Definition) => ({
+export const definitionView = (d: Definition): Wire.Definition => ({
   id: d.id,
   key: d.key,
   name: d.name,
   createdAt: iso(d.createdAt),
 });
 
-export const completionView = (c: Completion) => ({ ...c });
+export const completionView = (c: Completion): Wire.Completion => ({ ...c });
 
-export const assignResultView = (r: AssignResult) => ({
+export const assignResultView = (r: AssignResult): Wire.AssignResult => ({
   instanceId: r.instanceId,
   task: taskView(r.task),
   tasks: r.tasks.map(taskView),
 });
 
-export const completeResultView = (r: CompleteResult) => ({
+export const completeResultView = (r: CompleteResult): Wire.CompleteResult => ({
   task: taskView(r.task),
   completion: completionView(r.completion),
   next: r.next && assignResultView(r.next),
   joined: r.joined && assignResultView(r.joined),
 });
 
-export const completeAndEndView = (r: CompleteAndEndResult) => ({
+export const completeAndEndView = (r: CompleteAndEndResult): Wire.CompleteAndEndResult => ({
   task: taskView(r.task),
   cancelled: r.cancelled,
   rootInstanceId: r.rootInstanceId,
 });
 
-export function pageView<T, V>(page: Page<T>, view: (item: T) => V) {
+export function pageView<T, V>(page: Page<T>, view: (item: T) => V): Wire.Page<V> {
   return {
     items: page.items.map(view),
     nextCursor: page.nextAfter === null ? null : encodeCursor(page.nextAfter),

@@ -2,7 +2,7 @@
 import { Link } from "react-router";
 import { ApiProblem, engine } from "../../api.ts";
 import { useEffect, useState } from "react";
-import type { DefinitionItem, Page, VersionSummary } from "./engine-types.ts";
+import type { Definition, Page, VersionSummary } from "../../wire.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
 import { formatTime, versionLabel } from "./format.ts";
@@ -10,7 +10,7 @@ import { formatTime, versionLabel } from "./format.ts";
 const enc = encodeURIComponent;
 
 export function DefinitionsPage() {
-  const list = useEngine<Page<DefinitionItem>>("definitions?limit=100");
+  const list = useEngine<Page<Definition>>("definitions?limit=100");
   return (
     <section>
       <h1>Definitions</h1>
@@ -28,7 +28,7 @@ export function DefinitionsPage() {
   );
 }
 
-function DefinitionVersions({ definition }: { definition: DefinitionItem }) {
+function DefinitionVersions({ definition }: { definition: Definition }) {
   const [versions, setVersions] = useState<VersionSummary[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const key = definition.key;

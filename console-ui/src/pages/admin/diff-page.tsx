@@ -1,7 +1,7 @@
 /** What changed between two versions of a definition (GET definitions/{key}/diff), both picked in the page. */
 import { useState, type FormEvent } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import type { Diff, VersionSummary } from "./engine-types.ts";
+import type { DefinitionDiff, VersionSummary } from "../../wire.ts";
 import { jsonText, versionLabel } from "./format.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
@@ -20,7 +20,7 @@ export function DiffPage() {
     from !== null && to !== null
       ? `definitions/${enc(key)}/diff?from=${enc(from)}&to=${enc(to)}`
       : null;
-  const diff = useEngine<Diff>(diffPath);
+  const diff = useEngine<DefinitionDiff>(diffPath);
 
   return (
     <section>
@@ -92,7 +92,7 @@ function PickVersions({ numbers, definitionKey, from, to, onPick }: PickProps) {
   );
 }
 
-function Changes({ definitionKey, diff }: { definitionKey: string; diff: Diff }) {
+function Changes({ definitionKey, diff }: { definitionKey: string; diff: DefinitionDiff }) {
   const title = `${versionLabel(definitionKey, diff.from)} → ${versionLabel(definitionKey, diff.to)}`;
   return (
     <section aria-labelledby="changes-heading">

@@ -21,7 +21,7 @@ import { engine } from "../../api.ts";
 import { DefinitionDiagram } from "../../diagram/definition-diagram.tsx";
 import { definitionGraph } from "../../diagram/definition-graph.ts";
 import { hasRole, useSession, type Session } from "../../session.tsx";
-import type { InstanceTree, RunView, VersionDocument, VersionSummary } from "./engine-types.ts";
+import type { DefinitionVersion, InstanceTree, Run, VersionSummary } from "../../wire.ts";
 import { formatTime, versionLabel } from "./format.ts";
 import { inferredStates } from "./inferred-path.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
@@ -71,7 +71,7 @@ async function versionOf(
     return { version: Number(given), how: "from the link" };
   const runId = instance.vars?.runId;
   if (hasRole(session, "operator") && typeof runId === "string") {
-    const run = await engine<RunView>(`runs/${enc(runId)}`);
+    const run = await engine<Run>(`runs/${enc(runId)}`);
     const pinned = (run.input as { version?: unknown } | null)?.version;
     if (typeof pinned === "number") return { version: pinned, how: "from its run" };
   }
@@ -92,7 +92,7 @@ export function InstancePathPage() {
   const [params] = useSearchParams();
   const { session } = useSession();
   const instance = useEngine<InstanceTree>(`instances/${enc(id)}`);
-  const [doc, setDoc] = useState<{ v: VersionDocument; how: string } | undefined>(undefined);
+  const [doc, setDoc] = useState<{ v: DefinitionVersion; how: string } | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const given = params.get("version");
 
@@ -101,7 +101,7 @@ export function InstancePathPage() {
     if (i === undefined) return;
     versionOf(i, given, session)
       .then(async ({ version, how }) => {
-        const v = await engine<VersionDocument>(
+        const v = await engine<DefinitionVersion>(
           `definitions/${enc(i.definitionKey)}/versions/${version}`,
         );
         setDoc({ v, how });

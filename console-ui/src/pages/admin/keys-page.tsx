@@ -8,7 +8,7 @@ import { useState, type FormEvent } from "react";
 import { engine } from "../../api.ts";
 import { useSession } from "../../session.tsx";
 import { InlineConfirm } from "./inline-confirm.tsx";
-import type { ApiKeyListing, CreatedApiKey } from "./engine-types.ts";
+import type { ApiKeyListing, CreatedApiKey } from "../../wire.ts";
 import { formatTime } from "./format.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 import { SecretPanel } from "./secret-panel.tsx";

@@ -7,7 +7,7 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { ApiProblem, engine } from "../../api.ts";
-import type { VersionDocument } from "./engine-types.ts";
+import type { DefinitionVersion } from "../../wire.ts";
 import { problemText } from "../../problem-text.tsx";
 
 const enc = encodeURIComponent;
@@ -58,7 +58,7 @@ export function PublishPage() {
 
   useEffect(() => {
     if (startKey === null) return;
-    engine<VersionDocument>(`definitions/${enc(startKey)}/versions/latest`)
+    engine<DefinitionVersion>(`definitions/${enc(startKey)}/versions/latest`)
       .then((v) => {
         const { version: _version, ...doc } = v.definition as Record<string, unknown>;
         setText((t) => (t === "" ? JSON.stringify(doc, null, 2) : t));

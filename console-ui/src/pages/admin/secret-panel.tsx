@@ -4,7 +4,7 @@
  * and the text selectable by hand where the clipboard is refused.
  */
 import { useEffect, useRef, useState } from "react";
-import type { CreatedApiKey } from "./engine-types.ts";
+import type { CreatedApiKey } from "../../wire.ts";
 
 interface Props {
   created: CreatedApiKey;

@@ -5,7 +5,7 @@ import { engine } from "../../api.ts";
 import { DefinitionDiagram } from "../../diagram/definition-diagram.tsx";
 import { hasRole, useSession } from "../../session.tsx";
 import { InlineConfirm } from "./inline-confirm.tsx";
-import type { VersionDocument } from "./engine-types.ts";
+import type { DefinitionVersion } from "../../wire.ts";
 import { formatTime, versionLabel } from "./format.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 import { useEngine } from "./use-engine.ts";
@@ -16,7 +16,7 @@ export function VersionPage() {
   const { key = "", version = "" } = useParams();
   const { session } = useSession();
   const path = `definitions/${enc(key)}/versions/${enc(version)}`;
-  const read = useEngine<VersionDocument>(path);
+  const read = useEngine<DefinitionVersion>(path);
   const [actionError, setActionError] = useState<unknown>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
   const v = read.data;

@@ -1,23 +1,33 @@
 /**
  * What one history event says, in words: an attempt that failed and when it is retried,
  * a step's outcome, a wait and how it ended, who completed a human task, a child run.
- * `data` is read field by field, since its shape differs by event type.
+ * `data` is read field by field, since its shape differs by event type; a field's name must
+ * be one some event's data has (DataKey), so a field the history drops fails tsc here.
  */
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatDuration, formatJson, formatTime, between } from "./format.ts";
-import type { Failure, RunEvent } from "./run-types.ts";
+import type { RunEvent, RunFailure } from "../../wire.ts";
 import { runLink } from "./path-segment.ts";
 
-const field = (e: RunEvent, k: string): unknown => e.data?.[k];
+type KeysOf<T> = T extends object ? keyof T : never;
+type DataKey = KeysOf<NonNullable<RunEvent["data"]>>;
 
-export function asFailure(v: unknown): Failure | null {
+function field(e: RunEvent, k: DataKey): unknown {
+  const d: object | null = e.data;
+  return d !== null && k in d ? (Reflect.get(d, k) as unknown) : undefined;
+}
+
+/** What the page shows of a failure: a recorded one has more (stack, nonRetryable, type). */
+export type ShownFailure = Pick<RunFailure, "name" | "message">;
+
+export function asFailure(v: unknown): ShownFailure | null {
   if (typeof v !== "object" || v === null) return null;
-  const f = v as Partial<Failure>;
+  const f = v as Partial<ShownFailure>;
   return typeof f.message === "string" ? { name: f.name ?? "Error", message: f.message } : null;
 }
 
-export function FailureText({ failure }: { failure: Failure }) {
+export function FailureText({ failure }: { failure: ShownFailure }) {
   return (
     <span className="failure">
       {failure.name}: {failure.message}

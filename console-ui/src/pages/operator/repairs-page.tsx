@@ -8,14 +8,14 @@ import { engine } from "../../api.ts";
 import { useLive } from "../../live.ts";
 import { ConfirmButton } from "./confirm-button.tsx";
 import { formatDuration, formatTime } from "./format.ts";
-import type { Fence } from "./run-types.ts";
+import type { CacheMutation } from "../../wire.ts";
 import { useLoad } from "./use-load.ts";
 import { segment } from "./path-segment.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 
-const readFences = () => engine<{ items: Fence[] }>("admin/cache/mutations");
+const readFences = () => engine<{ items: CacheMutation[] }>("admin/cache/mutations");
 
-function FenceRow({ fence, onDone }: { fence: Fence; onDone: (msg: string) => void }) {
+function FenceRow({ fence, onDone }: { fence: CacheMutation; onDone: (msg: string) => void }) {
   const complete = async () => {
     const r = await engine<{ completed: boolean }>(
       `admin/cache/mutations/${segment(fence.mutationId)}/complete`,
@@ -23,8 +23,8 @@ function FenceRow({ fence, onDone }: { fence: Fence; onDone: (msg: string) => vo
     );
     onDone(
       r.completed
-        ? `Fence ${fence.mutationId} completed; the ${fence.scope} cache is in use again.`
-        : `Fence ${fence.mutationId} was already completed; nothing changed.`,
+        ? `CacheMutation ${fence.mutationId} completed; the ${fence.scope} cache is in use again.`
+        : `CacheMutation ${fence.mutationId} was already completed; nothing changed.`,
     );
   };
   return (
@@ -48,7 +48,7 @@ function FenceRow({ fence, onDone }: { fence: Fence; onDone: (msg: string) => vo
           onConfirm={complete}
         >
           <p>
-            Fence <code>{fence.mutationId}</code> of scope {fence.scope}, owned by{" "}
+            CacheMutation <code>{fence.mutationId}</code> of scope {fence.scope}, owned by{" "}
             <code>{fence.owner}</code>.
           </p>
           <p>

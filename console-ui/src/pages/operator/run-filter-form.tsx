@@ -1,6 +1,6 @@
 /** The runs list's filter form: the order, status, workflow, who started it, and a creation window. */
 import { useState, type FormEvent } from "react";
-import { RUN_STATUSES } from "./run-types.ts";
+import { RUN_STATUSES } from "./run-status.ts";
 import type { RunFilters } from "./run-filters.ts";
 
 const EMPTY: RunFilters = {

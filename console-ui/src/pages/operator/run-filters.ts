@@ -2,7 +2,8 @@
  * The runs list's filters, kept in the page's address (?status=&workflow=…) so a filtered
  * list can be bookmarked and shared, and turned into GET /v1/runs's query.
  */
-import { RUN_STATUSES, type RunStatus } from "./run-types.ts";
+import type { RunStatus } from "../../wire.ts";
+import { RUN_STATUSES } from "./run-status.ts";
 
 export type RunOrder = "newest" | "oldest";
 

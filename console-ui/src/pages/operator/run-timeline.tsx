@@ -8,7 +8,7 @@
 import { Fragment } from "react";
 import { asFailure, EventDetail, FailureText } from "./event-detail.tsx";
 import { between, formatDuration, formatTime } from "./format.ts";
-import type { RunEvent } from "./run-types.ts";
+import type { RunEvent } from "../../wire.ts";
 import { buildTimeline, isOpen, type TimelineEntry } from "./timeline-model.ts";
 
 const LABELS: Record<string, string> = {
@@ -32,7 +32,7 @@ function attempts(entry: TimelineEntry): number {
   const failed = entry.events.filter((e) => e.type === "step_retry").length;
   let n = failed + (entry.events.some((e) => e.type === "step") ? 1 : 0);
   for (const e of entry.events) {
-    const a = e.data?.attempt;
+    const a = e.data !== null && "attempt" in e.data ? e.data.attempt : undefined;
     if (typeof a === "number" && a > n) n = a;
   }
   return n;
@@ -45,12 +45,12 @@ interface RetriedAttempt {
 }
 
 function retriedOf(e: RunEvent): RetriedAttempt[] {
-  const list = e.data?.retried;
+  const list = e.data !== null && "retried" in e.data ? e.data.retried : undefined;
   if (!Array.isArray(list)) return [];
-  return list.filter(
-    (r): r is RetriedAttempt =>
-      typeof r === "object" && r !== null && typeof (r as RetriedAttempt).attempt === "number",
-  );
+  // Typed, yet checked: a row's JSON is the runtime's, but a bad entry must not break the page.
+  return list.filter((r: unknown): r is RetriedAttempt => {
+    return typeof r === "object" && r !== null && typeof (r as RetriedAttempt).attempt === "number";
+  });
 }
 
 function RetriedLine({ retried }: { retried: RetriedAttempt }) {
@@ -73,7 +73,9 @@ function RetriedLine({ retried }: { retried: RetriedAttempt }) {
 /** How the entry ended, for its marker: failed, still waiting, or done. */
 function stateOf(entry: TimelineEntry, runFinal: boolean): "failed" | "open" | "done" {
   const last = entry.events.at(-1);
-  if (last?.data?.failure !== undefined || entry.type === "nondeterminism") return "failed";
+  const data = last?.data ?? null;
+  const failed = data !== null && "failure" in data && data.failure !== undefined;
+  if (failed || entry.type === "nondeterminism") return "failed";
   if (isOpen(entry)) return runFinal ? "done" : "open";
   return "done";
 }

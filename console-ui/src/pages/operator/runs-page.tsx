@@ -10,7 +10,7 @@ import { formatTime } from "./format.ts";
 import { LiveRefresh } from "./live-refresh.tsx";
 import { RunFilterForm } from "./run-filter-form.tsx";
 import { filtersFrom, paramsFrom, runsQuery, type RunFilters } from "./run-filters.ts";
-import type { Page, Run } from "./run-types.ts";
+import type { Page, Run } from "../../wire.ts";
 import { StatusBadge } from "./status-badge.tsx";
 import { useLoad } from "./use-load.ts";
 import { runLink } from "./path-segment.ts";

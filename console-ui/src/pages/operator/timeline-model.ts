@@ -5,7 +5,7 @@
  * event to its last; a lone event has none, except a sleep, whose planned wake-up is
  * its end (a timer that fires records nothing unless it raced other waits).
  */
-import type { RunEvent } from "./run-types.ts";
+import type { RunEvent } from "../../wire.ts";
 
 export interface TimelineEntry {
   /** The call's position; completion events point back to it. */
@@ -28,8 +28,7 @@ const WAITS: ReadonlySet<string> = new Set([
 ]);
 
 export function refOf(e: RunEvent): number | null {
-  const ref = e.data?.ref;
-  return typeof ref === "number" ? ref : null;
+  return e.data !== null && "ref" in e.data ? e.data.ref : null;
 }
 
 export function buildTimeline(events: readonly RunEvent[]): TimelineEntry[] {
@@ -58,7 +57,7 @@ export function buildTimeline(events: readonly RunEvent[]): TimelineEntry[] {
 }
 
 function endOfLone(e: RunEvent): string | number | null {
-  if (e.type === "timer" && typeof e.data?.wakeAt === "number") return e.data.wakeAt;
+  if (e.type === "timer" && "wakeAt" in e.data) return e.data.wakeAt;
   return WAITS.has(e.type) ? null : e.at;
 }
 

@@ -3,7 +3,7 @@
  * while open, and released only by its claimer (the engine checks both again).
  */
 import { engine } from "../../api.ts";
-import type { Task } from "./task-types.ts";
+import type { Task } from "../../wire.ts";
 
 export const canClaim = (t: Task): boolean => t.status === "open";
 export const canRelease = (t: Task, userId: string): boolean =>

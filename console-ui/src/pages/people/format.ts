@@ -1,5 +1,5 @@
 /** How the people pages write times and assignees. */
-import type { Assignee } from "./task-types.ts";
+import type { TaskAssignee } from "../../wire.ts";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -14,6 +14,6 @@ export function when(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
 }
 
-export function assigneeText(a: Assignee): string {
+export function assigneeText(a: TaskAssignee): string {
   return a.kind === "group" ? `group ${a.id}` : a.id;
 }

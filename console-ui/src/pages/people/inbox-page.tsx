@@ -20,7 +20,7 @@ import {
   type InboxList,
 } from "./inbox-lists.ts";
 import { TaskTable } from "./task-table.tsx";
-import type { Task } from "./task-types.ts";
+import type { Task } from "../../wire.ts";
 import { useCursorList } from "./use-cursor-list.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 

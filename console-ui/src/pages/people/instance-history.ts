@@ -3,7 +3,7 @@
  * (or cancellation), and every join, in time order.
  */
 import { assigneeText } from "./format.ts";
-import type { Instance } from "./task-types.ts";
+import type { InstanceTree } from "../../wire.ts";
 
 export interface HistoryEntry {
   at: string;
@@ -12,11 +12,11 @@ export interface HistoryEntry {
   taskId: string | null;
 }
 
-export function historyOf(roots: Instance[]): HistoryEntry[] {
+export function historyOf(roots: InstanceTree[]): HistoryEntry[] {
   const out: HistoryEntry[] = [];
-  const visit = (i: Instance) => {
+  const visit = (i: InstanceTree) => {
     const step = typeof i.vars?.["state"] === "string" ? ` (${i.vars["state"]})` : "";
-    for (const t of i.tasks ?? []) {
+    for (const t of i.tasks) {
       const to = assigneeText(t.assignee);
       out.push({
         at: t.createdAt,
@@ -50,7 +50,7 @@ export function historyOf(roots: Instance[]): HistoryEntry[] {
         what: `— the join of ${i.definitionKey}${step} ran`,
         taskId: null,
       });
-    for (const c of i.children ?? []) visit(c);
+    for (const c of i.children) visit(c);
   };
   roots.forEach(visit);
   return out.sort((a, b) => a.at.localeCompare(b.at));

@@ -11,21 +11,21 @@ import { assigneeText, when } from "./format.ts";
 import { historyOf } from "./instance-history.ts";
 import { branchesOf, branchLabel } from "./process-branches.ts";
 import { INTERNAL_VARS } from "./referral-vars.ts";
-import type { Instance, Task } from "./task-types.ts";
+import type { InstanceTree, Task } from "../../wire.ts";
 
 export function InstancePage() {
   const { id = "" } = useParams();
   const { session } = useSession();
   const userId = session?.userId ?? "";
-  const [instance, setInstance] = useState<Instance | null>(null);
-  const [branches, setBranches] = useState<Instance[]>([]);
+  const [instance, setInstance] = useState<InstanceTree | null>(null);
+  const [branches, setBranches] = useState<InstanceTree[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const abort = new AbortController();
     setInstance(null);
     setBranches([]);
     const load = async () => {
-      const i = await engine<Instance>(`instances/${id}`, { signal: abort.signal });
+      const i = await engine<InstanceTree>(`instances/${id}`, { signal: abort.signal });
       setInstance(i);
       setBranches(await branchesOf(i, userId, abort.signal));
     };
@@ -67,7 +67,7 @@ export function InstancePage() {
   );
 }
 
-function InstanceFacts({ instance: i }: { instance: Instance }) {
+function InstanceFacts({ instance: i }: { instance: InstanceTree }) {
   return (
     <dl className="facts">
       <dt>Status</dt>
@@ -122,12 +122,9 @@ function VarsTable({ vars }: { vars: Record<string, unknown> | null }) {
 }
 
 /** The tasks of the instance and of every referral under it, with their step. */
-function allTasks(i: Instance): { task: Task; step: string | null }[] {
+function allTasks(i: InstanceTree): { task: Task; step: string | null }[] {
   const step = typeof i.vars?.["state"] === "string" ? i.vars["state"] : null;
-  return [
-    ...(i.tasks ?? []).map((task) => ({ task, step })),
-    ...(i.children ?? []).flatMap(allTasks),
-  ];
+  return [...i.tasks.map((task) => ({ task, step })), ...i.children.flatMap(allTasks)];
 }
 
 function TasksTable({ tasks }: { tasks: { task: Task; step: string | null }[] }) {
@@ -168,7 +165,7 @@ function TasksTable({ tasks }: { tasks: { task: Task; step: string | null }[] })
   );
 }
 
-function ChildrenList({ children }: { children: Instance[] }) {
+function ChildrenList({ children }: { children: InstanceTree[] }) {
   if (children.length === 0) return null;
   return (
     <>
@@ -188,7 +185,7 @@ function ChildrenList({ children }: { children: Instance[] }) {
   );
 }
 
-function History({ instances }: { instances: Instance[] }) {
+function History({ instances }: { instances: InstanceTree[] }) {
   const entries = historyOf(instances);
   return (
     <>

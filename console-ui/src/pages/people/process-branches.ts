@@ -5,7 +5,7 @@
  * starter's processes, so its page can show the branches' tasks with its own.
  */
 import { engine } from "../../api.ts";
-import type { Instance, Page } from "./task-types.ts";
+import type { Instance, InstanceTree, Page } from "../../wire.ts";
 
 const RUN_KEY = "taskflow.definition-run";
 const BRANCH_RUN = /^(.+):(\d+)$/;
@@ -24,7 +24,7 @@ export async function branchesOf(
   root: Instance,
   userId: string,
   signal: AbortSignal,
-): Promise<Instance[]> {
+): Promise<InstanceTree[]> {
   const runId = runIdOf(root);
   // A plain user may list only their own processes; someone else's page shows no branches.
   if (runId === null || root.kind !== "process" || root.startedBy !== userId) return [];
@@ -39,5 +39,5 @@ export async function branchesOf(
     found.push(...page.items.filter((p) => runIdOf(p)?.startsWith(`${runId}:`) === true));
     cursor = page.nextCursor;
   } while (cursor !== null);
-  return Promise.all(found.map((b) => engine<Instance>(`instances/${b.id}`, { signal })));
+  return Promise.all(found.map((b) => engine<InstanceTree>(`instances/${b.id}`, { signal })));
 }

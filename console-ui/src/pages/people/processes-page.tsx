@@ -5,7 +5,7 @@
 import { Link, useSearchParams } from "react-router";
 import { when } from "./format.ts";
 import { branchLabel } from "./process-branches.ts";
-import type { Instance } from "./task-types.ts";
+import type { Instance } from "../../wire.ts";
 import { useCursorList } from "./use-cursor-list.ts";
 import { ErrorAlert } from "../../problem-text.tsx";
 

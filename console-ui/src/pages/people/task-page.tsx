@@ -11,7 +11,7 @@ import { canClaim, canRelease, claim, needsClaim, release } from "./claim-action
 import { assigneeText, when } from "./format.ts";
 import { factsOf } from "./referral-vars.ts";
 import { TaskForm } from "./task-form.tsx";
-import type { Task } from "./task-types.ts";
+import type { Task } from "../../wire.ts";
 import { useTask } from "./use-task.ts";
 
 export function TaskPage() {

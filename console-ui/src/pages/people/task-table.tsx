@@ -8,7 +8,7 @@ import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import { canClaim, canRelease } from "./claim-actions.ts";
 import { assigneeText, when } from "./format.ts";
-import type { Task } from "./task-types.ts";
+import type { Task } from "../../wire.ts";
 import { useTaskTitles } from "./use-task-titles.ts";
 
 /** Matches `.task-table tbody tr` in people.css, so rows need no measuring. */

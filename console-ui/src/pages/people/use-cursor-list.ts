@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { engine } from "../../api.ts";
-import type { Page } from "./task-types.ts";
+import type { Page } from "../../wire.ts";
 
 const MAX_LIMIT = 500;
 

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "react";
 import { engine } from "../../api.ts";
-import type { Instance, Task } from "./task-types.ts";
+import type { Instance, Task } from "../../wire.ts";
 
 /** Referral id → title (null: it has none). Shared by every list of the page's life. */
 const titles = new Map<string, string | null>();

@@ -1,7 +1,7 @@
 /** A task with its referral (where a definition's title, form and actions live). */
 import { useCallback, useEffect, useState } from "react";
 import { engine } from "../../api.ts";
-import type { Instance, Task } from "./task-types.ts";
+import type { Instance, Task } from "../../wire.ts";
 
 export interface LoadedTask {
   task: Task | null;

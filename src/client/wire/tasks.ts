@@ -1,0 +1,83 @@
+/** Human tasks and assignments as the REST API sends and accepts them (docs/api.md). */
+import type { IsoTime, Vars } from "./common.ts";
+
+/** Who gets the task(s): one user, one group, or one user task per id of `ids`. */
+export type AssigneeRequest =
+  { kind: "user"; id: string } | { kind: "group"; id: string } | { kind: "users"; ids: string[] };
+
+/** The assignee on a task: a `users` request made one `user` task per id. */
+export interface TaskAssignee {
+  kind: "user" | "group";
+  id: string;
+}
+
+/** An assignment attached to the same root: `onAllCompleted` (the join) and `next`. */
+export interface NextAssignment {
+  definitionKey?: string;
+  assignee: AssigneeRequest;
+  vars?: Vars;
+  onAllCompleted?: NextAssignment;
+}
+
+/** The body of `POST /v1/assignments`: give `parentInstanceId` or `definitionKey`. */
+export interface AssignmentRequest extends NextAssignment {
+  parentInstanceId?: string;
+}
+
+export type TaskStatus = "open" | "claimed" | "done" | "cancelled";
+
+export interface Task {
+  id: string;
+  instanceId: string;
+  rootInstanceId: string;
+  definitionKey: string;
+  assignee: TaskAssignee;
+  assignedBy: string;
+  status: TaskStatus;
+  claimedBy: string | null;
+  claimedAt: IsoTime | null;
+  completedBy: string | null;
+  completedAt: IsoTime | null;
+  vars: Vars | null;
+  createdAt: IsoTime;
+}
+
+export interface Completion {
+  instanceId: string;
+  allCompleted: boolean;
+  total: number;
+  open: number;
+  claimed: number;
+  done: number;
+  cancelled: number;
+}
+
+export interface AssignResult {
+  instanceId: string;
+  /** The first task (the only one for a `user` or `group` assignee). */
+  task: Task;
+  tasks: Task[];
+}
+
+export interface CompleteRequest {
+  vars?: Vars;
+  /** Assign this next, under the same root, in the same transaction. */
+  next?: NextAssignment;
+}
+
+export interface CompleteResult {
+  task: Task;
+  /** The task's referral after this completion. */
+  completion: Completion;
+  /** The assignment this completion caused (the explicit `next`, else the join), or `null`. */
+  next: AssignResult | null;
+  /** The join this completion performed, or `null`. */
+  joined: AssignResult | null;
+}
+
+export interface CompleteAndEndResult {
+  task: Task;
+  /** How many other open or claimed tasks were cancelled. */
+  cancelled: number;
+  rootInstanceId: string;
+}
