@@ -16,7 +16,7 @@ import type {
   CacheLedger,
   IncompleteMutation,
 } from "../engine/definition-cache/cache-ledger-port.ts";
-import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger-port.ts";
 import type * as Wire from "../client/wire/index.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 
