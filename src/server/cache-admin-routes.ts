@@ -12,10 +12,6 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forbidden } from "../domain/errors.ts";
-import type {
-  CacheLedger,
-  IncompleteMutation,
-} from "../engine/definition-cache/cache-ledger-port.ts";
 import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger-port.ts";
 import type * as Wire from "../client/wire/index.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
