@@ -1,6 +1,6 @@
 /** The package entry: embed the engine, or run the server, from code. */
-export { createTaskflow, migrateDatabase } from "./create-taskflow.ts";
-export type { Taskflow, TaskflowOptions } from "./create-taskflow.ts";
+export { createTaskflow, migrateDatabase } from "./composition/create-taskflow.ts";
+export type { Taskflow, TaskflowOptions } from "./composition/create-taskflow.ts";
 export {
   ConfigError,
   isConfigError,
@@ -34,7 +34,12 @@ export type {
 
 // Durable execution (docs/durable.md): workflow() and its public types and failure classes.
 export * from "./workflow.ts";
-export { createDurable, startWorker, type Durable, type DurableOptions } from "./create-durable.ts";
+export {
+  createDurable,
+  startWorker,
+  type Durable,
+  type DurableOptions,
+} from "./composition/create-durable.ts";
 export { WorkflowRegistry } from "./engine/durable/registry.ts";
 export { DurableRuns, type RunPage, type StartRunRequest } from "./engine/durable/runs-api.ts";
 export { Worker, type WorkerOptions } from "./engine/durable/worker.ts";

@@ -16,7 +16,10 @@ import { openDatabase, type Database } from "../../src/adapters/store/open-datab
 import { loadConfig } from "../../src/config/load-config.ts";
 import type { CacheConsistencyMode } from "../../src/engine/definition-cache/cache-consistency.ts";
 import type { CacheProviderKind } from "../../src/engine/definition-cache/cache-provider.ts";
-import { definitionCacheFor, type DefinitionCacheParts } from "../../src/definition-cache-for.ts";
+import {
+  definitionCacheFor,
+  type DefinitionCacheParts,
+} from "../../src/composition/definition-cache-for.ts";
 import {
   deleteRedisPrefix,
   REDIS_TEST_URL,

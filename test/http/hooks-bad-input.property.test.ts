@@ -16,7 +16,7 @@ import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 import { snapshotDatabase } from "../support/db-snapshot.ts";
 import { minimal } from "../support/definition-fixtures.ts";

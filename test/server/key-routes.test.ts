@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import pino from "pino";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { ApiKeys } from "../../src/engine/coordination/api-keys.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 import { deployments } from "../support/deployment.ts";

@@ -17,7 +17,11 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import type { ConfigOverrides, TaskflowConfig } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow, type TaskflowOptions } from "../../src/create-taskflow.ts";
+import {
+  createTaskflow,
+  type Taskflow,
+  type TaskflowOptions,
+} from "../../src/composition/create-taskflow.ts";
 import {
   coordinationTestOptions,
   deleteRedisPrefix,

@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import type { CodeSender, LoginCode } from "../../../src/console/code-sender.ts";
-import { createTaskflow, type Taskflow } from "../../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../../src/composition/create-taskflow.ts";
 import {
   coordinationTestOptions,
   deleteRedisPrefix,

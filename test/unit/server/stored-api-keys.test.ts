@@ -18,7 +18,7 @@ import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import { ApiKeys, SYSTEM_TENANT } from "../../../src/engine/coordination/api-keys.ts";
 import type { Coordination } from "../../../src/engine/coordination/coordination.ts";
 import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens.ts";
-import { requireKeysAtStart } from "../../../src/require-keys-at-start.ts";
+import { requireKeysAtStart } from "../../../src/composition/require-keys-at-start.ts";
 import { requireApiKey } from "../../../src/server/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";

@@ -14,9 +14,9 @@
  * for both the coordination and the cache.
  */
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config/config-error.ts";
-import { describeSetting } from "./config/config-sources.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import { ConfigError } from "../config/config-error.ts";
+import { describeSetting } from "../config/config-sources.ts";
+import type { TaskflowConfig } from "../config/config.ts";
 
 export interface HostConnections {
   /** createTaskflow's `redis`: for WF_COORDINATION=redis. */

@@ -5,15 +5,15 @@
  * definitions through.
  */
 import type { Redis } from "ioredis";
-import { openCacheProvider } from "./adapters/definition-cache/open-cache-provider.ts";
-import { openConsistency } from "./adapters/definition-cache/open-consistency.ts";
-import type { Database } from "./adapters/store/open-database.ts";
-import type { TaskflowConfig } from "./config/config.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
-import { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
-import { CachedDefinitionStore } from "./engine/definition-cache/cached-definition-store.ts";
-import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
+import { openCacheProvider } from "../adapters/definition-cache/open-cache-provider.ts";
+import { openConsistency } from "../adapters/definition-cache/open-consistency.ts";
+import type { Database } from "../adapters/store/open-database.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { Coordination } from "../engine/coordination/coordination.ts";
+import { CacheManager } from "../engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider.ts";
+import { CachedDefinitionStore } from "../engine/definition-cache/cached-definition-store.ts";
+import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
 
 export interface DefinitionCacheParts {
   readonly manager: CacheManager;

@@ -3,39 +3,39 @@
  * adapters — the store from DATABASE_URL, the directory from WF_USERS /
  * WF_GROUP_* — and wires them into the engine and the HTTP server.
  */
-import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
-import { ServedCodeNames } from "./engine/durable/served-code-names.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
+import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { startBackgroundJobs } from "./background-jobs.ts";
 import { coordinationFor } from "./coordination-for.ts";
-import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
-import { openDatabase, type Database } from "./adapters/store/open-database.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import { createDirectory } from "../adapters/directory/create-directory.ts";
+import { withLifecycle, type StandaloneStore } from "../adapters/store/create-store.ts";
+import { openDatabase, type Database } from "../adapters/store/open-database.ts";
+import type { TaskflowConfig } from "../config/config.ts";
 import { createDurable, runLimitsOf, type Durable, type DurableOptions } from "./create-durable.ts";
-import type { Coordination } from "./engine/coordination/coordination.ts";
-import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
-import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
-import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
-import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider.ts";
+import type { Coordination } from "../engine/coordination/coordination.ts";
+import type { SingletonJobs } from "../engine/coordination/singleton-jobs.ts";
+import { humanTaskBridge, wakeRunsOnCompletion } from "../engine/durable/human-task-bridge.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import type { CacheManager } from "../engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider.ts";
 import { definitionCacheFor } from "./definition-cache-for.ts";
-import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
-import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
-import type { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
+import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
+import { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
+import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { triggerRoutesFor } from "./trigger-routes-for.ts";
-import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
+import { DefinitionTaskChecks } from "../engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
-import type { DurableRuns } from "./engine/durable/runs-api.ts";
-import type { Worker } from "./engine/durable/worker.ts";
-import type { HumanTaskApi } from "./engine/human-task-api.ts";
-import { HumanTaskEngine } from "./engine/human-task-engine.ts";
+import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { Worker } from "../engine/durable/worker.ts";
+import type { HumanTaskApi } from "../engine/human-task-api.ts";
+import { HumanTaskEngine } from "../engine/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { logRunFailures } from "./log-run-failures.ts";
-import { buildServer } from "./server/build-server.ts";
-import { mountConsole, type ConsoleOptions } from "./console/mount-console.ts";
+import { buildServer } from "../server/build-server.ts";
+import { mountConsole, type ConsoleOptions } from "../console/mount-console.ts";
 
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */

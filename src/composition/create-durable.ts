@@ -3,34 +3,34 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
-import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
-import type { RunLimits } from "./engine/durable/run-limits.ts";
-import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { openDatabase, type Database } from "./adapters/store/open-database.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
+import type { RunLimits } from "../engine/durable/run-limits.ts";
+import { createDirectory } from "../adapters/directory/create-directory.ts";
+import { openDatabase, type Database } from "../adapters/store/open-database.ts";
 import { startBackgroundJobs, type JobErrorReporter } from "./background-jobs.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import type { TaskflowConfig } from "../config/config.ts";
 import { coordinationFor } from "./coordination-for.ts";
-import { humanTaskBridge, type HumanTaskBridge } from "./engine/durable/human-task-bridge.ts";
-import { WorkflowRegistry } from "./engine/durable/registry.ts";
-import type { RunStore } from "./engine/durable/run-store-port.ts";
-import { DurableRuns } from "./engine/durable/runs-api.ts";
-import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
-import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
-import { HumanTaskEngine } from "./engine/human-task-engine.ts";
-import type { Directory } from "./engine/ports.ts";
-import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
-import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
-import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
-import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
-import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
-import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
+import { humanTaskBridge, type HumanTaskBridge } from "../engine/durable/human-task-bridge.ts";
+import { WorkflowRegistry } from "../engine/durable/registry.ts";
+import type { RunStore } from "../engine/durable/run-store-port.ts";
+import { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { AnyWorkflowDefinition } from "../engine/durable/types.ts";
+import { Worker, type WorkerOptions } from "../engine/durable/worker.ts";
+import { HumanTaskEngine } from "../engine/human-task-engine.ts";
+import type { Directory } from "../engine/ports.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import { DefinitionCache } from "../engine/definitions/interpreter/definition-cache.ts";
+import { InterpretedDefinitionRuns } from "../engine/definitions/interpreter/interpreted-runs.ts";
+import { definitionRunWorkflow } from "../engine/definitions/interpreter/interpreter.ts";
+import { ResponseWaiters } from "../engine/definitions/interpreter/response-waiters.ts";
+import { DEFINITION_RUN } from "../engine/definitions/interpreter/run-input.ts";
 import type { Logger } from "pino";
 import { logRunFailures } from "./log-run-failures.ts";
-import { createLogger } from "./server/logging.ts";
+import { createLogger } from "../server/logging.ts";
 import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {
-  /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
+  /** Workflows to register (e.g. from `import * as flows from "../flows.ts"`), or a registry. */
   workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
   /**
    * Run a worker in this process (default: yes — every worker also runs published definitions).
