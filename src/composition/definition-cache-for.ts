@@ -14,6 +14,7 @@ import { CacheManager } from "../engine/definition-cache/cache-manager.ts";
 import type { CacheWarnLog } from "../engine/definition-cache/cache-provider.ts";
 import { CachedDefinitionStore } from "../engine/definition-cache/cached-definition-store.ts";
 import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
+import type { CacheLedger } from "../engine/definition-cache/cache-ledger.ts";
 
 export interface DefinitionCacheParts {
   readonly manager: CacheManager;
@@ -59,4 +60,19 @@ export function definitionCacheFor(
     waitMs: config.definitionLockTimeout,
   });
   return { manager, store };
+}
+
+/**
+ * After the migration, before the first read: this node's first owner
+ * heartbeat (before it can open a fence; the background jobs keep beating),
+ * then the consistency mode starts following the ledger. Both roots
+ * (createTaskflow, startWorker) call it, so a worker reads definitions with
+ * the same guarantees as a server.
+ */
+export async function startDefinitionCache(
+  ledger: Pick<CacheLedger, "beat">,
+  manager: Pick<CacheManager, "consistency">,
+): Promise<void> {
+  await ledger.beat(ledgerOwner());
+  await manager.consistency.start();
 }
