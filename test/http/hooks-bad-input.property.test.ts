@@ -187,7 +187,7 @@ void describe("bad trigger requests", () => {
       fc.asyncProperty(badRequest, async (r) => {
         count++;
         const res = await tf.server.inject({
-          method: r.method as "POST",
+          method: r.method,
           url: `/v1/hooks${r.path}`,
           headers: r.headers,
           ...(r.payload === undefined ? {} : { payload: r.payload }),
