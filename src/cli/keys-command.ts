@@ -8,7 +8,7 @@
  * about it goes to stderr and never contains it. Nothing here logs.
  */
 import type { TaskflowConfig } from "../config/config.ts";
-import { coordinationFor } from "../coordination-for.ts";
+import { coordinationFor } from "../composition/coordination-for.ts";
 import { existsSync } from "node:fs";
 import { openDatabase } from "../adapters/store/open-database.ts";
 import {

@@ -3,7 +3,6 @@
  * sender of its own (mail, chat, SMS); the log sender exists for development
  * only, where the code is written to the server log next to the user id.
  */
-import type { FastifyBaseLogger } from "fastify";
 
 export interface LoginCode {
   userId: string;
@@ -19,7 +18,7 @@ export interface CodeSender {
 /** Writes the code to the log at info. Refuses to exist outside development. */
 export class LogCodeSender implements CodeSender {
   constructor(
-    private readonly log: Pick<FastifyBaseLogger, "info">,
+    private readonly log: { info(fields: object, message: string): void },
     nodeEnv: string,
   ) {
     if (nodeEnv !== "development") {

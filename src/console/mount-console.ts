@@ -7,9 +7,11 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { TaskflowConfig } from "../config/config.ts";
-import type { Coordination } from "../engine/coordination/coordination-port.ts";
 import type { Directory } from "../engine/directory-port.ts";
 import type { CodeSender } from "./code-sender.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { ConsoleOptions } from "./console-options.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {
   canLogIn,
@@ -19,10 +21,7 @@ import {
   noLoginMessage,
 } from "./console-start.ts";
 
-export interface ConsoleOptions {
-  /** Delivers login codes; outside development the only code login (OpenID Connect and a trusted proxy need none). */
-  codeSender?: CodeSender | undefined;
-}
+export type { ConsoleOptions } from "./console-options.ts";
 
 export interface ConsoleHost {
   config: TaskflowConfig;

@@ -4,8 +4,6 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { openCoordination } from "../adapters/coordination/open-coordination.ts";
-import { createDirectory } from "../adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../config/config.ts";
 import { isDevelopment } from "../config/config.ts";
 import {
@@ -75,18 +73,23 @@ export interface BuildServerOptions {
   /** What GET /readyz checks, by name (e.g. the store's ping); none: always ready. */
   readiness?: ReadinessChecks | undefined;
   /**
-   * Locks, shared rate limits, idempotency keys and stored API keys; none: a
-   * memory coordination of this server's own (each process alone).
+   * Who exists (query `user`/`group`, a run's starter): the engine's own,
+   * picked by the composition root (the server picks no adapter).
    */
-  coordination?: Coordination | undefined;
-  /**
-   * Who exists (query `user`/`group`, a run's starter); defaults to the one the
-   * config describes (WF_USERS, WF_GROUP_<id>), as the engine's own.
-   */
-  directory?: Directory | undefined;
+  directory: Directory;
   /** How stored API keys' answers are cached (tests shorten it); see stored-key-check.ts. */
   apiKeyCache?: StoredKeyCheckOptions | undefined;
 }
+
+/**
+ * Locks, shared rate limits, idempotency keys and stored API keys: the node's
+ * `coordination` (shared with the other nodes; stored keys need it), or
+ * `ownCoordination`, this server's alone (each process alone, no stored keys),
+ * closed with the server. Either way the composition root picks the adapter.
+ */
+export type ServerCoordination =
+  | { coordination: Coordination; ownCoordination?: undefined }
+  | { coordination?: undefined; ownCoordination: Coordination };
 
 const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
 
@@ -101,9 +104,10 @@ export function buildServer({
   cacheLedger,
   readiness = {},
   coordination,
-  directory = createDirectory(config),
+  ownCoordination,
+  directory,
   apiKeyCache,
-}: BuildServerOptions): FastifyInstance {
+}: BuildServerOptions & ServerCoordination): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   // With a coordination, WF_API_KEYS may be empty: stored keys are checked per request
   // (none stored: every request is a 401), and createTaskflow refuses to start without one.
@@ -146,7 +150,7 @@ export function buildServer({
     done();
   });
 
-  const shared = coordination ?? ownCoordination(app, config);
+  const shared = coordination ?? closedWith(app, ownCoordination);
 
   registerOpenApi(app);
   void app.register(healthRoute);
@@ -187,9 +191,8 @@ export function buildServer({
   return app;
 }
 
-/** Memory coordination for a server built without one, closed with it. */
-function ownCoordination(app: FastifyInstance, config: TaskflowConfig): Coordination {
-  const own = openCoordination({ kind: "memory", keyPrefix: config.keyPrefix });
+/** The server's own coordination (ServerCoordination), closed with it. */
+function closedWith(app: FastifyInstance, own: Coordination): Coordination {
   app.addHook("onClose", () => own.close());
   return own;
 }

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { backendTestOptions, createTestDatabase, type Backend } from "../support/backends.ts";
 import { minimal } from "../support/definition-fixtures.ts";
 

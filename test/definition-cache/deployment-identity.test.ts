@@ -17,7 +17,7 @@ import { describe, it } from "node:test";
 import { Redis } from "ioredis";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
 import { minimal } from "../support/definition-fixtures.ts";
 import {

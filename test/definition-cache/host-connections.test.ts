@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { ConfigError } from "../../src/config/config-error.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { coordinationTestOptions } from "../coordination/support/coordination-backends.ts";
 import { minimal } from "../support/definition-fixtures.ts";
 import {

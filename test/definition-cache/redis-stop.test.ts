@@ -30,7 +30,7 @@ import { WARN_INTERVAL_MS } from "../../src/adapters/definition-cache/warn-limit
 import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { definitionCacheFor } from "../../src/definition-cache-for.ts";
+import { definitionCacheFor } from "../../src/composition/definition-cache-for.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 import { expenseApproval } from "../support/definition-fixtures.ts";
 import { freePort } from "../support/server-process.ts";

@@ -31,7 +31,7 @@ import { pino } from "pino";
 import type { StoreSchema } from "../../src/adapters/store/db-schema.ts";
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { OWNER_STALE_MS } from "../../src/engine/definition-cache/owner-heartbeat.ts";
 import { backendTestOptions, createTestDatabase, type Backend } from "../support/backends.ts";
 import { minimal } from "../support/definition-fixtures.ts";

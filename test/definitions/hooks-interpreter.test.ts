@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 
 const KEY = "hooks-interp-key-0123456789abcdef";

@@ -18,7 +18,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
-import type { Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "schema-prop-key-0123456789abcdefghij";

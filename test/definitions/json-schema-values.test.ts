@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
-import type { Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";
 
 const KEY = "values-key-0123456789abcdefghij";

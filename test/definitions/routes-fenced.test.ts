@@ -32,7 +32,7 @@ import { sql, type Kysely } from "kysely";
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import type { ConfigOverrides } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { backendTestOptions, createTestDatabase, type Backend } from "../support/backends.ts";
 import {
   coordinationTestOptions,

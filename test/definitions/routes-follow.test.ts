@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import { TriggerRoutes } from "../../src/engine/definitions/triggers/trigger-routes.ts";
-import type { Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import { deployments, type Deployment } from "../support/deployment.ts";
 
 const KEY = "routes-follow-key-0123456789abcdef";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { pgWakeups } from "../../src/adapters/store/run-store/pg-wakeups.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";

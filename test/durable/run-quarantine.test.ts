@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 import { crash, QUARANTINE_AFTER } from "./support/crashing-node.ts";
 

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { ErrorCodes } from "../../src/domain/errors.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { decodeCursor } from "../../src/server/pagination.ts";
 import { workflow } from "../../src/workflow.ts";

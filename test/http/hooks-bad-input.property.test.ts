@@ -16,7 +16,7 @@ import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 import { snapshotDatabase } from "../support/db-snapshot.ts";
 import { minimal } from "../support/definition-fixtures.ts";
@@ -187,7 +187,7 @@ void describe("bad trigger requests", () => {
       fc.asyncProperty(badRequest, async (r) => {
         count++;
         const res = await tf.server.inject({
-          method: r.method as "POST",
+          method: r.method,
           url: `/v1/hooks${r.path}`,
           headers: r.headers,
           ...(r.payload === undefined ? {} : { payload: r.payload }),

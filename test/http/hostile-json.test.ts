@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { workflow } from "../../src/workflow.ts";
 import {

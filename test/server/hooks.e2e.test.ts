@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 import { minimal } from "../support/definition-fixtures.ts";
 import { RecordingDefinitionRuns } from "../support/recording-definition-runs.ts";

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, InjectOptions } from "fastify";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { UnavailableError } from "../../src/domain/unavailable.ts";
 import { buildServer } from "../../src/server/build-server.ts";
@@ -23,11 +23,13 @@ import {
 import { deployments, type Deployment } from "../support/deployment.ts";
 import { stubEngine } from "../unit/server/stub-engine.ts";
 import { coordinatedNodes, KEY, KEY2 } from "./support/coordinated-nodes.ts";
+import { serverAdapters } from "../support/server-adapters.ts";
+import type { InjectResponse } from "../../src/composition/taskflow-server.ts";
 
 type Headers = Record<string, string>;
 /** What the cases drive: one node's app, or a whole deployment's. */
 interface Node {
-  server: { inject(options: InjectOptions): Promise<LightMyRequestResponse> };
+  server: { inject(options: InjectOptions): Promise<InjectResponse> };
 }
 /** Runs a case against a node with nothing in it yet. */
 type WithNode = (fn: (tf: Node) => Promise<void>) => Promise<void>;
@@ -49,7 +51,7 @@ async function processCount(tf: Node, headers: Headers = {}): Promise<number> {
   return r.json<{ items: unknown[] }>().items.length;
 }
 
-function assertProblem(r: LightMyRequestResponse, status: number, code: string): string {
+function assertProblem(r: InjectResponse, status: number, code: string): string {
   assert.equal(r.statusCode, status, r.body);
   assert.match(String(r.headers["content-type"]), /^application\/problem\+json/);
   const p = r.json<{ code: string; detail: string }>();
@@ -230,7 +232,12 @@ function registerCases(withNode: WithNode, backend: CoordinationBackendName | nu
         env: {},
         overrides: { apiKeys: [KEY], logLevel: "silent", maxEventLoopDelay: 0 },
       });
-      const app: FastifyInstance = buildServer({ engine, config, coordination: c.coordination });
+      const app: FastifyInstance = buildServer({
+        engine,
+        config,
+        coordination: c.coordination,
+        directory: serverAdapters(config).directory,
+      });
       try {
         const post = () =>
           app.inject({

@@ -11,13 +11,14 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import type { InjectOptions } from "fastify";
 import pino from "pino";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { ApiKeys } from "../../src/engine/coordination/api-keys.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 import { deployments } from "../support/deployment.ts";
+import type { InjectResponse } from "../../src/composition/taskflow-server.ts";
 
 const KEY = "keys-admin-key-0123456789abcdefghij";
 
@@ -26,7 +27,7 @@ interface Target {
   skip: () => Promise<{ skip?: string }>;
   /** Starts the nodes with every log line written into `log`. */
   start(log: string[]): Promise<{
-    inject(o: InjectOptions): Promise<LightMyRequestResponse>;
+    inject(o: InjectOptions): Promise<InjectResponse>;
     keys: ApiKeys;
     close(): Promise<void>;
   }>;

@@ -17,7 +17,7 @@ import { createDirectory } from "../../src/adapters/directory/create-directory.t
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import type { ConfigOverrides } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { coordinationFor } from "../../src/coordination-for.ts";
+import { coordinationFor } from "../../src/composition/coordination-for.ts";
 import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
 import { DurableRuns } from "../../src/engine/durable/runs-api.ts";

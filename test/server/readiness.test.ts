@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 
 test("a real SQLite store is ready: /readyz checks it with a round trip", async () => {
   const dir = await mkdtemp(join(tmpdir(), "tf-ready-"));

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
 import { ConfigError } from "../../src/config/config-error.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { workflow } from "../../src/workflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 

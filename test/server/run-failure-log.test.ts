@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { test } from "node:test";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { NonRetryableError, workflow } from "../../src/workflow.ts";
 import { createTestDatabase } from "../support/backends.ts";
 

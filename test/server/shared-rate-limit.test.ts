@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { pino } from "pino";
 import type { ConfigOverrides } from "../../src/config/config.ts";
-import type { Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import {
   coordinationTestOptions,
   type CoordinationBackendName,

@@ -15,7 +15,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Taskflow } from "../../src/create-taskflow.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import { TaskflowError } from "../../src/domain/errors.ts";
 import { workflow } from "../../src/workflow.ts";
 import { startSqliteTaskflow, type SqliteNode } from "../support/sqlite-taskflow.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { sql, type Kysely } from "kysely";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow } from "../../src/create-taskflow.ts";
+import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "taskflow-synchronous-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

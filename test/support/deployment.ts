@@ -14,10 +14,15 @@
  * An unreachable MariaDB or Redis skips outside CI and fails the run in CI.
  */
 import { randomBytes } from "node:crypto";
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import type { InjectOptions } from "fastify";
 import type { ConfigOverrides, TaskflowConfig } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow, type TaskflowOptions } from "../../src/create-taskflow.ts";
+import {
+  createTaskflow,
+  type Taskflow,
+  type TaskflowOptions,
+} from "../../src/composition/create-taskflow.ts";
+import type { InjectResponse, TaskflowServer } from "../../src/composition/taskflow-server.ts";
 import {
   coordinationTestOptions,
   deleteRedisPrefix,
@@ -32,7 +37,7 @@ export interface Deployment {
   readonly name: DeploymentName;
   readonly nodes: readonly Taskflow[];
   /** Fastify `inject` on the next node, round-robin. */
-  inject(options: InjectOptions | string): Promise<LightMyRequestResponse>;
+  inject(options: InjectOptions | string): Promise<InjectResponse>;
   /** Listens every node; resolves with one base URL that spreads requests over them. */
   listen(): Promise<string>;
   /** Closes every node (and the proxy), drops the database, deletes the Redis keys. */
@@ -205,9 +210,9 @@ async function startNodes(
 
 /** Fastify `inject` on each app in turn, like a load balancer in front of them. */
 export function roundRobin(
-  apps: readonly Pick<FastifyInstance, "inject">[],
-): (options: InjectOptions | string) => Promise<LightMyRequestResponse> {
+  apps: readonly Pick<TaskflowServer, "inject">[],
+): (options: InjectOptions | string) => Promise<InjectResponse> {
   let next = 0;
   return (request) =>
-    (apps[next++ % apps.length] as Pick<FastifyInstance, "inject">).inject(request);
+    (apps[next++ % apps.length] as Pick<TaskflowServer, "inject">).inject(request);
 }

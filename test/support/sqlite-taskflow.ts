@@ -5,7 +5,11 @@
  */
 import type { ConfigOverrides } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import { createTaskflow, type Taskflow, type TaskflowOptions } from "../../src/create-taskflow.ts";
+import {
+  createTaskflow,
+  type Taskflow,
+  type TaskflowOptions,
+} from "../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "./backends.ts";
 
 export interface SqliteNode {

@@ -11,18 +11,19 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import type { InjectOptions } from "fastify";
 import type { Logger } from "pino";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import type { CodeSender, LoginCode } from "../../../src/console/code-sender.ts";
-import { createTaskflow, type Taskflow } from "../../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../../src/composition/create-taskflow.ts";
 import {
   coordinationTestOptions,
   deleteRedisPrefix,
   REDIS_TEST_URL,
 } from "../../coordination/support/coordination-backends.ts";
 import { createTestDatabase } from "../../support/backends.ts";
+import type { InjectResponse } from "../../../src/composition/taskflow-server.ts";
 
 export type ConsoleBackend = "sqlite" | "postgres" | "redis";
 export const consoleBackends: readonly ConsoleBackend[] = ["sqlite", "postgres", "redis"];
@@ -53,11 +54,11 @@ export interface ConsoleNode {
   keyPrefix: string;
   sender: RecordingSender;
   /** A browser's request to the Console (Host console.test); the answer is scanned for the key. */
-  call(options: InjectOptions): Promise<LightMyRequestResponse>;
+  call(options: InjectOptions): Promise<InjectResponse>;
   /** The engine's own API with the key, as alice unless told (to arrange and to check). */
-  engine(options: InjectOptions, actor?: string): Promise<LightMyRequestResponse>;
+  engine(options: InjectOptions, actor?: string): Promise<InjectResponse>;
   /** Every answer `call` saw. */
-  readonly answers: LightMyRequestResponse[];
+  readonly answers: InjectResponse[];
   close(): Promise<void>;
 }
 
@@ -110,7 +111,7 @@ export async function startConsoleNode(
     await database.drop();
     throw e;
   }
-  const answers: LightMyRequestResponse[] = [];
+  const answers: InjectResponse[] = [];
   return {
     taskflow,
     databaseUrl: database.url,
@@ -140,7 +141,7 @@ export async function startConsoleNode(
   };
 }
 
-export function assertNoKey(r: LightMyRequestResponse): void {
+export function assertNoKey(r: InjectResponse): void {
   assert.ok(!r.body.includes(API_KEY), "the API key is in a Console answer's body");
   for (const [name, value] of Object.entries(r.headers)) {
     assert.ok(!String(value).includes(API_KEY), `the API key is in the Console header ${name}`);
@@ -148,14 +149,14 @@ export function assertNoKey(r: LightMyRequestResponse): void {
 }
 
 /** name → Set-Cookie line of the answer. */
-export function setCookies(r: LightMyRequestResponse): Map<string, string> {
+export function setCookies(r: InjectResponse): Map<string, string> {
   const raw = r.headers["set-cookie"];
   const lines = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return new Map(lines.map((l) => [l.slice(0, l.indexOf("=")), l]));
 }
 
 /** The browser's cookie jar after the answer: name → value (a deleted cookie is gone). */
-export function jarFrom(r: LightMyRequestResponse, jar: Record<string, string> = {}) {
+export function jarFrom(r: InjectResponse, jar: Record<string, string> = {}) {
   const next = { ...jar };
   for (const [name, line] of setCookies(r)) {
     const value = line.slice(name.length + 1, line.indexOf(";"));

@@ -16,8 +16,8 @@
  */
 import { openDatabase } from "../../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
-import { coordinationFor } from "../../../src/coordination-for.ts";
-import { definitionCacheFor } from "../../../src/definition-cache-for.ts";
+import { coordinationFor } from "../../../src/composition/coordination-for.ts";
+import { definitionCacheFor } from "../../../src/composition/definition-cache-for.ts";
 import { ledgerOwner } from "../../../src/engine/definition-cache/ledger-owner.ts";
 import { startOwnerHeartbeat } from "../../../src/engine/definition-cache/owner-heartbeat.ts";
 import type {

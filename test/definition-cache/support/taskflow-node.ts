@@ -11,7 +11,7 @@ import {
   createTaskflow,
   type Taskflow,
   type TaskflowOptions,
-} from "../../../src/create-taskflow.ts";
+} from "../../../src/composition/create-taskflow.ts";
 import { createTestDatabase } from "../../support/backends.ts";
 import { freePort } from "../../support/server-process.ts";
 import { startOwnRedis, stopOwnRedis } from "./own-redis.ts";

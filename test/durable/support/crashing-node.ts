@@ -8,7 +8,7 @@
  * argv: database URL, API key.
  */
 import { loadConfig } from "../../../src/config/load-config.ts";
-import { createTaskflow } from "../../../src/create-taskflow.ts";
+import { createTaskflow } from "../../../src/composition/create-taskflow.ts";
 import { workflow } from "../../../src/workflow.ts";
 
 export const QUARANTINE_AFTER = 2;

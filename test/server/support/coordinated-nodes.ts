@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
-import { createTaskflow, type Taskflow } from "../../../src/create-taskflow.ts";
+import { createTaskflow, type Taskflow } from "../../../src/composition/create-taskflow.ts";
 import {
   deleteRedisPrefix,
   REDIS_TEST_URL,

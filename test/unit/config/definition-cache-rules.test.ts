@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { ConfigError } from "../../../src/config/config-error.ts";
 import { describeSetting, sourceOf } from "../../../src/config/config-sources.ts";
 import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-config.ts";
-import { assertHostConnections } from "../../../src/host-connections.ts";
+import { assertHostConnections } from "../../../src/composition/host-connections.ts";
 
 const DEV = { NODE_ENV: "development" };
 const load = (o: LoadConfigOptions = {}) => loadConfig({ ...o, env: { ...DEV, ...o.env } });

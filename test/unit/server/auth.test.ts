@@ -8,6 +8,7 @@ import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
 import { keyVerifier } from "../../../src/server/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { KEY, sampleTask, stubEngine, stubServer } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 void describe("keyVerifier (constant-time compare over SHA-256 digests)", () => {
   const verify = keyVerifier(["alpha", "a-much-longer-second-key"]);
@@ -79,6 +80,7 @@ void describe("development without keys", () => {
       engine: stubEngine({ getTask: () => Promise.resolve(sampleTask()) }),
       config,
       coordination,
+      directory: serverAdapters(config).directory,
     });
     await app.ready();
     try {
@@ -114,6 +116,9 @@ void describe("development without keys", () => {
       requireApiKeys: false,
       overrides: { logLevel: "silent" },
     });
-    assert.throws(() => buildServer({ engine: stubEngine(), config }), ConfigError);
+    assert.throws(
+      () => buildServer({ engine: stubEngine(), config, ...serverAdapters(config) }),
+      ConfigError,
+    );
   });
 });

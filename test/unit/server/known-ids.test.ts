@@ -14,6 +14,7 @@ import { HumanTaskEngine } from "../../../src/engine/human-tasks/human-task-engi
 import type { TaskStore } from "../../../src/engine/human-tasks/task-store-port.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { authed, stubEngine, testConfig } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 const STATIC: ConfigOverrides = { users: "alice,bob", groups: { clerks: ["carol"] } };
 
@@ -36,7 +37,8 @@ async function server(overrides: ConfigOverrides = STATIC) {
       return Promise.resolve({ run, created: true });
     },
   } as unknown as DurableRuns;
-  const app = buildServer({ engine, config: testConfig(overrides), runs });
+  const config = testConfig(overrides);
+  const app = buildServer({ engine, config, runs, ...serverAdapters(config) });
   await app.ready();
   return { app, asked, started };
 }

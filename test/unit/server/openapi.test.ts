@@ -7,6 +7,7 @@ import { buildServer } from "../../../src/server/build-server.ts";
 import { statusOf, type ProblemCode } from "../../../src/server/error-mapping.ts";
 import { packageVersion, UNKNOWN_VERSION } from "../../../src/server/package-version.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 const ROUTES: [string, string][] = [
   ["post", "/v1/processes"],
@@ -40,7 +41,12 @@ const PACKAGE_VERSION = (
 /** The whole server: the inbox routes and, with a (never called) runs use case, the runs routes. */
 async function server() {
   const runs = {} as DurableRuns;
-  const app = buildServer({ engine: stubEngine(), config: testConfig(), runs });
+  const app = buildServer({
+    engine: stubEngine(),
+    config: testConfig(),
+    runs,
+    ...serverAdapters(testConfig()),
+  });
   await app.ready();
   return app;
 }

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { authed, stubEngine, testConfig } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 const emptyPage = () => Promise.resolve({ items: [], nextAfter: null });
 
@@ -16,7 +17,7 @@ async function server() {
     listProcesses: emptyPage,
     listDefinitions: emptyPage,
   });
-  const app = buildServer({ engine, config: testConfig(), runs });
+  const app = buildServer({ engine, config: testConfig(), runs, ...serverAdapters(testConfig()) });
   await app.ready();
   return app;
 }

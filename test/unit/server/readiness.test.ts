@@ -10,9 +10,15 @@ import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import type { ReadinessChecks } from "../../../src/server/readiness-route.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 async function serverWith(readiness: ReadinessChecks) {
-  const app = buildServer({ engine: stubEngine(), config: testConfig(), readiness });
+  const app = buildServer({
+    engine: stubEngine(),
+    config: testConfig(),
+    readiness,
+    ...serverAdapters(testConfig()),
+  });
   await app.ready();
   return app;
 }

@@ -18,12 +18,13 @@ import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import { ApiKeys, SYSTEM_TENANT } from "../../../src/engine/coordination/api-keys.ts";
 import type { Coordination } from "../../../src/engine/coordination/coordination-port.ts";
 import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens-port.ts";
-import { requireKeysAtStart } from "../../../src/require-keys-at-start.ts";
+import { requireKeysAtStart } from "../../../src/composition/require-keys-at-start.ts";
 import { requireApiKey } from "../../../src/server/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { installErrorHandling } from "../../../src/server/error-mapping.ts";
 import { storedKeyCheck } from "../../../src/server/stored-key-check.ts";
 import { KEY, sampleTask, stubEngine } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 const CACHE_MS = 150;
 
@@ -171,6 +172,7 @@ void describe("the server with a coordination and no WF_API_KEYS", () => {
       engine: stubEngine({ getTask: () => Promise.resolve(sampleTask()) }),
       config,
       coordination,
+      directory: serverAdapters(config).directory,
     });
     await app.ready();
     assert.equal((await app.inject({ url: "/v1/tasks/t1" })).statusCode, 401, "not open");

@@ -9,6 +9,7 @@ import type { ConfigOverrides } from "../../../src/config/config.ts";
 import type { Task } from "../../../src/domain/task.ts";
 import type { HumanTaskApi } from "../../../src/engine/human-tasks/human-task-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 export const KEY = "test-key-1-0123456789abcdefghijkl";
 
@@ -55,7 +56,12 @@ export async function stubServer(
 ) {
   const config = testConfig(options.overrides);
   const logger = options.logTo ? pino({ level: "trace" }, options.logTo) : undefined;
-  const app = buildServer({ engine: stubEngine(methods), config, logger });
+  const app = buildServer({
+    engine: stubEngine(methods),
+    config,
+    logger,
+    ...serverAdapters(config),
+  });
   await app.ready();
   return app;
 }

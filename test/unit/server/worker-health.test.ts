@@ -13,7 +13,7 @@ import { loadConfig } from "../../../src/config/load-config.ts";
 import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import type { Worker } from "../../../src/engine/durable/worker.ts";
 import { createLogger } from "../../../src/server/logging.ts";
-import { listenForHealth } from "../../../src/worker-health.ts";
+import { listenForHealth } from "../../../src/composition/worker-health.ts";
 
 const load = (env: Record<string, string>) =>
   loadConfig({ env: { NODE_ENV: "production", ...env }, requireApiKeys: false });

@@ -5,13 +5,13 @@
  * this node's owner heartbeat (every node beats; it is not a singleton).
  * Failures are reported, rate-limited, and never stop the node.
  */
-import { coordinationCleanupJobs } from "./engine/coordination/cleanup-jobs.ts";
-import type { Coordination } from "./engine/coordination/coordination-port.ts";
-import { startSingletonJobs, type SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
-import type { CacheLedger } from "./engine/definition-cache/cache-ledger-port.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
-import { FENCE_REAPER_JOB, fenceReaperJob } from "./engine/definition-cache/fence-reaper.ts";
-import { startOwnerHeartbeat } from "./engine/definition-cache/owner-heartbeat.ts";
+import { coordinationCleanupJobs } from "../engine/coordination/cleanup-jobs.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import { startSingletonJobs, type SingletonJobs } from "../engine/coordination/singleton-jobs.ts";
+import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider-port.ts";
+import { FENCE_REAPER_JOB, fenceReaperJob } from "../engine/definition-cache/fence-reaper.ts";
+import { startOwnerHeartbeat } from "../engine/definition-cache/owner-heartbeat.ts";
 
 export type JobErrorReporter = (job: string, error: Error, suppressed: number) => void;
 

@@ -3,34 +3,41 @@
  * store, a registry of workflows, the runs use cases and (optionally) an
  * in-process worker. Used by createTaskflow, `taskflow serve` and `taskflow worker`.
  */
-import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
-import type { RunLimits } from "./engine/durable/run-limits.ts";
-import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { openDatabase, type Database } from "./adapters/store/open-database.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
+import type { RunLimits } from "../engine/durable/run-limits.ts";
+import { createDirectory } from "../adapters/directory/create-directory.ts";
+import { openDatabase } from "../adapters/store/open-database.ts";
 import { startBackgroundJobs, type JobErrorReporter } from "./background-jobs.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider-port.ts";
 import { coordinationFor } from "./coordination-for.ts";
-import { humanTaskBridge, type HumanTaskBridge } from "./engine/durable/human-task-bridge.ts";
-import { WorkflowRegistry } from "./engine/durable/registry.ts";
-import type { RunStore } from "./engine/durable/run-store-port.ts";
-import { DurableRuns } from "./engine/durable/runs-api.ts";
-import type { AnyWorkflowDefinition } from "./engine/durable/types.ts";
-import { Worker, type WorkerOptions } from "./engine/durable/worker.ts";
-import { HumanTaskEngine } from "./engine/human-tasks/human-task-engine.ts";
-import type { Directory } from "./engine/directory-port.ts";
-import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
-import { DefinitionCache } from "./engine/definitions/interpreter/definition-cache.ts";
-import { InterpretedDefinitionRuns } from "./engine/definitions/interpreter/interpreted-runs.ts";
-import { definitionRunWorkflow } from "./engine/definitions/interpreter/interpreter.ts";
-import { ResponseWaiters } from "./engine/definitions/interpreter/response-waiters.ts";
-import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
+import type { Directory } from "../engine/directory-port.ts";
 import type { Logger } from "pino";
+import { humanTaskBridge, type HumanTaskBridge } from "../engine/durable/human-task-bridge.ts";
+import { WorkflowRegistry } from "../engine/durable/registry.ts";
+import type { RunStore } from "../engine/durable/run-store-port.ts";
+import { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { AnyWorkflowDefinition } from "../engine/durable/types.ts";
+import { Worker, type WorkerOptions } from "../engine/durable/worker.ts";
+import { HumanTaskEngine } from "../engine/human-tasks/human-task-engine.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import { DefinitionCache } from "../engine/definitions/interpreter/definition-cache.ts";
+import { InterpretedDefinitionRuns } from "../engine/definitions/interpreter/interpreted-runs.ts";
+import { definitionRunWorkflow } from "../engine/definitions/interpreter/interpreter.ts";
+import { ResponseWaiters } from "../engine/definitions/interpreter/response-waiters.ts";
+import { DEFINITION_RUN } from "../engine/definitions/interpreter/run-input.ts";
+import type { DefinitionVersionStore } from "../engine/definitions/definition-version-store-port.ts";
+import type { Wakeups } from "../engine/durable/worker.ts";
+import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
+import { definitionCacheFor, startDefinitionCache } from "./definition-cache-for.ts";
+import type { HostLogger } from "./host-logger.ts";
 import { logRunFailures } from "./log-run-failures.ts";
-import { createLogger } from "./server/logging.ts";
+import { createLogger } from "../server/logging.ts";
 import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {
-  /** Workflows to register (e.g. from `import * as flows from "./flows.ts"`), or a registry. */
+  /** Workflows to register (e.g. from `import * as flows from "../flows.ts"`), or a registry. */
   workflows?: Iterable<AnyWorkflowDefinition> | Record<string, unknown> | WorkflowRegistry;
   /**
    * Run a worker in this process (default: yes — every worker also runs published definitions).
@@ -75,11 +82,17 @@ export function toRegistry(w: DurableOptions["workflows"]): WorkflowRegistry {
   return registry;
 }
 
+/** The stores the durable runtime works on, as ports (a database's, in the composition roots). */
+export interface DurableStores {
+  readonly runs: RunStore;
+  /** LISTEN/NOTIFY wake-ups where the database has them (PostgreSQL); undefined: workers poll. */
+  readonly wakeups: Wakeups | undefined;
+  /** Published definitions, for the interpreter: the cache-backed store in both roots. */
+  readonly definitions: DefinitionVersionStore;
+}
+
 /** The durable runtime over a database's run store (and its wake-ups, where it has them). */
-export function createDurable(
-  database: Pick<Database, "runs" | "wakeups" | "definitions">,
-  options: DurableWiring,
-): Durable {
+export function createDurable(database: DurableStores, options: DurableWiring): Durable {
   const registry = toRegistry(options.workflows);
   const runStore = database.runs;
   const definitions = new DefinitionCache(database.definitions);
@@ -157,12 +170,14 @@ export async function startWorker(
   /** Where a failing background job is reported (rate-limited); default: nowhere. */
   onJobError: JobErrorReporter = () => undefined,
   /** Failed runs and health requests are logged here; default: a pino logger at config.logLevel. */
-  logger: Logger = createLogger(config),
+  logger: HostLogger = createLogger(config),
 ): Promise<{ durable: Durable; health: HealthListener | undefined; close(): Promise<void> }> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
   const coordination = coordinationFor(config, database);
+  const cacheLog: CacheWarnLog = { warn: (fields, message) => logger.warn(fields, message) };
+  const cache = definitionCacheFor(config, database, coordination, { log: cacheLog });
   let durable: Durable | undefined;
   let health: HealthListener | undefined;
   try {
@@ -175,6 +190,8 @@ export async function startWorker(
       );
     }
     await database.migrate();
+    // As createTaskflow: the interpreter reads definitions through the cache, never the raw store.
+    await startDefinitionCache(database.cacheLedger, cache.manager);
     const store = database.tasks;
     const directory = createDirectory(config);
     const engine = new HumanTaskEngine({ store, directory });
@@ -187,7 +204,8 @@ export async function startWorker(
           .then((r) => r ?? Promise.reject(new Error(`run ${id} is gone`))),
       () => logger,
     );
-    const started = createDurable(database, {
+    const stores = { runs: database.runs, wakeups: database.wakeups, definitions: cache.store };
+    const started = createDurable(stores, {
       workflows,
       worker,
       humanTasks,
@@ -198,7 +216,12 @@ export async function startWorker(
     });
     await started.start();
     durable = started;
-    const jobs = startBackgroundJobs(coordination, onJobError);
+    const jobs = startBackgroundJobs(coordination, onJobError, {
+      ledger: database.cacheLedger,
+      owner: ledgerOwner(),
+      fenceMaxAgeMs: config.definitionFenceMaxAge,
+      log: cacheLog,
+    });
     let closing: Promise<void> | undefined;
     const close = async () => {
       try {
@@ -207,6 +230,7 @@ export async function startWorker(
       } finally {
         await health?.close().catch(() => undefined);
         await jobs.stop().catch(() => undefined);
+        await cache.manager.close().catch(() => undefined);
         await coordination.close().catch(() => undefined);
         await database.close();
       }
@@ -214,6 +238,7 @@ export async function startWorker(
     return { durable: started, health, close: () => (closing ??= close()) };
   } catch (e) {
     await health?.close().catch(() => undefined);
+    await cache.manager.close().catch(() => undefined);
     await coordination.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw e;

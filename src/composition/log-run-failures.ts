@@ -5,8 +5,8 @@
  * One warn line per run that ends failed, with the recorded failure's name and
  * message (never its stack: WF_EXPOSE_ERROR_STACKS decides who sees those).
  */
-import type { Run } from "./domain/run.ts";
-import type { WorkerOptions } from "./engine/durable/worker.ts";
+import type { Run } from "../domain/run.ts";
+import type { WorkerOptions } from "../engine/durable/worker.ts";
 
 export interface RunFailureLog {
   warn(fields: Record<string, unknown>, message: string): void;

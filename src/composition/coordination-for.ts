@@ -4,10 +4,10 @@
  * (read by database.migrate(), before the first primitive is built).
  */
 import type { Redis } from "ioredis";
-import { openCoordination } from "./adapters/coordination/open-coordination.ts";
-import type { Database } from "./adapters/store/open-database.ts";
-import type { TaskflowConfig } from "./config/config.ts";
-import type { Coordination } from "./engine/coordination/coordination-port.ts";
+import { openCoordination } from "../adapters/coordination/open-coordination.ts";
+import type { Database } from "../adapters/store/open-database.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
 
 /** The coordination backend configuration names (WF_COORDINATION), over this database for `sql`. */
 export function coordinationFor(

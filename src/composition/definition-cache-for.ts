@@ -5,15 +5,16 @@
  * definitions through.
  */
 import type { Redis } from "ioredis";
-import { openCacheProvider } from "./adapters/definition-cache/open-cache-provider.ts";
-import { openConsistency } from "./adapters/definition-cache/open-consistency.ts";
-import type { Database } from "./adapters/store/open-database.ts";
-import type { TaskflowConfig } from "./config/config.ts";
-import type { Coordination } from "./engine/coordination/coordination-port.ts";
-import { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
-import { CachedDefinitionStore } from "./engine/definition-cache/cached-definition-store.ts";
-import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
+import { openCacheProvider } from "../adapters/definition-cache/open-cache-provider.ts";
+import { openConsistency } from "../adapters/definition-cache/open-consistency.ts";
+import type { Database } from "../adapters/store/open-database.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import { CacheManager } from "../engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider-port.ts";
+import { CachedDefinitionStore } from "../engine/definition-cache/cached-definition-store.ts";
+import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
+import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";
 
 export interface DefinitionCacheParts {
   readonly manager: CacheManager;
@@ -59,4 +60,19 @@ export function definitionCacheFor(
     waitMs: config.definitionLockTimeout,
   });
   return { manager, store };
+}
+
+/**
+ * After the migration, before the first read: this node's first owner
+ * heartbeat (before it can open a fence; the background jobs keep beating),
+ * then the consistency mode starts following the ledger. Both roots
+ * (createTaskflow, startWorker) call it, so a worker reads definitions with
+ * the same guarantees as a server.
+ */
+export async function startDefinitionCache(
+  ledger: Pick<CacheLedger, "beat">,
+  manager: Pick<CacheManager, "consistency">,
+): Promise<void> {
+  await ledger.beat(ledgerOwner());
+  await manager.consistency.start();
 }

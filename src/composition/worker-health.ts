@@ -6,10 +6,11 @@
  * a taken port fails the start before migrations, naming the setting.
  */
 import type { Logger } from "pino";
-import type { ListenAddress } from "./config/config.ts";
-import type { Worker } from "./engine/durable/worker.ts";
-import { buildHealthServer } from "./server/health-server.ts";
-import { NotReady } from "./server/readiness-route.ts";
+import type { HostLogger } from "./host-logger.ts";
+import type { ListenAddress } from "../config/config.ts";
+import type { Worker } from "../engine/durable/worker.ts";
+import { buildHealthServer } from "../server/health-server.ts";
+import { NotReady } from "../server/readiness-route.ts";
 
 export interface HealthListener {
   /** http://host:port, as it listens (port 0 resolved). */
@@ -19,14 +20,15 @@ export interface HealthListener {
 
 export async function listenForHealth(
   addr: Readonly<ListenAddress>,
-  logger: Logger,
+  logger: HostLogger,
   /** A round trip to the store (Database.ping). */
   ping: () => Promise<void>,
   /** The worker, once it exists: before that (migrations) it is not polling yet. */
   worker: () => Worker | undefined,
 ): Promise<HealthListener> {
   const app = buildHealthServer({
-    logger,
+    // The host's logger is pino (host-logger.ts).
+    logger: logger as Logger,
     readiness: {
       store: ping,
       worker: () => {

@@ -4,10 +4,10 @@
  * stored keys can only be counted once the database is reachable and
  * migrated, so this runs at start, after the migrations, not in loadConfig.
  */
-import { isDevelopment, type TaskflowConfig } from "./config/config.ts";
-import { noApiKeys } from "./config/validate-config.ts";
-import { ApiKeys } from "./engine/coordination/api-keys.ts";
-import type { Coordination } from "./engine/coordination/coordination-port.ts";
+import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
+import { noApiKeys } from "../config/validate-config.ts";
+import { ApiKeys } from "../engine/coordination/api-keys.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
 
 export async function requireKeysAtStart(
   config: Pick<TaskflowConfig, "apiKeys" | "nodeEnv">,

@@ -13,16 +13,16 @@
  * (payloads off, the choice of provider stands), or one connection handed in
  * for both the coordination and the cache.
  */
-import type { Redis } from "ioredis";
-import { ConfigError } from "./config/config-error.ts";
-import { describeSetting } from "./config/config-sources.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import { ConfigError } from "../config/config-error.ts";
+import { describeSetting } from "../config/config-sources.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { RedisConnection } from "./redis-connection.ts";
 
 export interface HostConnections {
   /** createTaskflow's `redis`: for WF_COORDINATION=redis. */
-  readonly redis?: Redis | undefined;
+  readonly redis?: RedisConnection | undefined;
   /** createTaskflow's `definitionCacheRedis`: for WF_DEFINITION_CACHE=redis. */
-  readonly definitionCacheRedis?: Redis | undefined;
+  readonly definitionCacheRedis?: RedisConnection | undefined;
 }
 
 /** Throws ConfigError naming the option and the setting it contradicts; does no I/O. */

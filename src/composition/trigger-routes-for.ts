@@ -4,14 +4,14 @@
  * cache in front of it when definition caching is on
  * (WF_DEFINITION_CACHE_ENABLED; its entries slide with WF_DEFINITION_CACHE_SLIDING).
  */
-import type { TaskflowConfig } from "./config/config.ts";
-import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import { RouteLookupCache } from "./engine/definitions/triggers/route-lookup-cache.ts";
+import type { TaskflowConfig } from "../config/config.ts";
+import type { CacheManager } from "../engine/definition-cache/cache-manager.ts";
+import { RouteLookupCache } from "../engine/definitions/triggers/route-lookup-cache.ts";
 import {
   TriggerRoutes,
   type RefreshFailed,
   type RouteSource,
-} from "./engine/definitions/triggers/trigger-routes.ts";
+} from "../engine/definitions/triggers/trigger-routes.ts";
 
 export function triggerRoutesFor(
   config: Pick<TaskflowConfig, "definitionCacheEnabled" | "definitionCacheSliding">,

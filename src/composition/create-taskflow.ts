@@ -3,53 +3,64 @@
  * adapters — the store from DATABASE_URL, the directory from WF_USERS /
  * WF_GROUP_* — and wires them into the engine and the HTTP server.
  */
-import { registeredStepNames } from "./engine/definitions/interpreter/step-registry.ts";
-import { ServedCodeNames } from "./engine/durable/served-code-names.ts";
+import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
+import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { startBackgroundJobs } from "./background-jobs.ts";
 import { coordinationFor } from "./coordination-for.ts";
-import { createDirectory } from "./adapters/directory/create-directory.ts";
-import { withLifecycle, type StandaloneStore } from "./adapters/store/create-store.ts";
-import { openDatabase, type Database } from "./adapters/store/open-database.ts";
-import type { TaskflowConfig } from "./config/config.ts";
+import { createDirectory } from "../adapters/directory/create-directory.ts";
+import { withLifecycle } from "../adapters/store/create-store.ts";
+import { openDatabase, type Database } from "../adapters/store/open-database.ts";
+import type { TaskflowConfig } from "../config/config.ts";
 import { createDurable, runLimitsOf, type Durable, type DurableOptions } from "./create-durable.ts";
-import type { Coordination } from "./engine/coordination/coordination-port.ts";
-import type { SingletonJobs } from "./engine/coordination/singleton-jobs.ts";
-import { humanTaskBridge, wakeRunsOnCompletion } from "./engine/durable/human-task-bridge.ts";
-import type { DefinitionRuns } from "./engine/definitions/definition-runs.ts";
-import type { CacheManager } from "./engine/definition-cache/cache-manager.ts";
-import type { CacheWarnLog } from "./engine/definition-cache/cache-provider-port.ts";
-import { definitionCacheFor } from "./definition-cache-for.ts";
-import { ledgerOwner } from "./engine/definition-cache/ledger-owner.ts";
-import { DefinitionVersions } from "./engine/definitions/definition-versions.ts";
-import type { TriggerRoutes } from "./engine/definitions/triggers/trigger-routes.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import type { SingletonJobs } from "../engine/coordination/singleton-jobs.ts";
+import { humanTaskBridge, wakeRunsOnCompletion } from "../engine/durable/human-task-bridge.ts";
+import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
+import type { CacheManager } from "../engine/definition-cache/cache-manager.ts";
+import type { CacheWarnLog } from "../engine/definition-cache/cache-provider-port.ts";
+import { definitionCacheFor, startDefinitionCache } from "./definition-cache-for.ts";
+import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
+import { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
+import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { triggerRoutesFor } from "./trigger-routes-for.ts";
-import { DefinitionTaskChecks } from "./engine/definitions/interpreter/definition-task-checks.ts";
+import { DefinitionTaskChecks } from "../engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
-import type { DurableRuns } from "./engine/durable/runs-api.ts";
-import type { Worker } from "./engine/durable/worker.ts";
-import type { HumanTaskApi } from "./engine/human-tasks/human-task-api.ts";
-import { HumanTaskEngine } from "./engine/human-tasks/human-task-engine.ts";
+import type { Worker } from "../engine/durable/worker.ts";
+import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
+import { HumanTaskEngine } from "../engine/human-tasks/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { logRunFailures } from "./log-run-failures.ts";
-import { buildServer } from "./server/build-server.ts";
-import { mountConsole, type ConsoleOptions } from "./console/mount-console.ts";
+import { buildServer } from "../server/build-server.ts";
+import { mountConsole } from "../console/mount-console.ts";
+import type { ConsoleOptions } from "../console/console-options.ts";
+import type { HostLogger } from "./host-logger.ts";
+import type { RedisConnection } from "./redis-connection.ts";
+import type { TaskflowServer } from "./taskflow-server.ts";
+import type { TaskflowStore } from "./taskflow-store.ts";
+import type {
+  DefinitionCacheView,
+  DefinitionVersionsApi,
+  TriggerRouteTable,
+  WorkerView,
+} from "./taskflow-parts.ts";
 
 export interface TaskflowOptions extends DurableOptions {
   /** A pino logger for the server; by default one is made at config.logLevel. */
-  logger?: Logger | undefined;
+  logger?: HostLogger | undefined;
   /**
    * An ioredis connection the host owns, for WF_COORDINATION=redis; TaskFlow never closes it.
    * Handed in while WF_COORDINATION is not redis: createTaskflow rejects with a ConfigError.
    */
-  redis?: Redis | undefined;
+  redis?: RedisConnection | undefined;
   /**
    * An ioredis connection the host owns, for WF_DEFINITION_CACHE=redis; TaskFlow never closes it.
    * Handed in while the provider is memory (set or by default): createTaskflow rejects with a ConfigError.
    */
-  definitionCacheRedis?: Redis | undefined;
+  definitionCacheRedis?: RedisConnection | undefined;
   /** Starts runs of published definitions in place of the interpreter (a test double of the port). */
   definitionRuns?: DefinitionRuns | undefined;
   /** Serves the Console's API under /console in this process (docs/console.md); none: no Console. */
@@ -61,23 +72,23 @@ export interface Taskflow {
   /** The use cases, for embedding the engine in-process. */
   readonly engine: HumanTaskApi;
   /** The human-task store; its migrate/ping/close act on the whole database. */
-  readonly store: StandaloneStore;
+  readonly store: TaskflowStore;
   /** Durable runs: start, read, signal, cancel (the /v1/runs routes). */
   readonly runs: DurableRuns;
   /** Versioned process definitions: validate, draft, publish, retract, read, diff. */
-  readonly definitions: DefinitionVersions;
+  readonly definitions: DefinitionVersionsApi;
   /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
   readonly definitionRuns: DefinitionRuns;
   /** The definition cache's read and write path (its stats tell hits, misses and bypasses). */
-  readonly definitionCache: CacheManager;
+  readonly definitionCache: DefinitionCacheView;
   /** This node's trigger route table, following the routes revision (its stats count rebuilds). */
-  readonly triggerRoutes: TriggerRoutes;
+  readonly triggerRoutes: TriggerRouteTable;
   /** The in-process worker executing runs (when workflows are registered). */
-  readonly worker: Worker | undefined;
+  readonly worker: WorkerView | undefined;
   /** Locks, rate limiters, the TTL cache, one-time codes and tokens (WF_COORDINATION). */
   readonly coordination: Coordination;
-  /** The Fastify app, ready for `inject` in tests; not listening until listen(). */
-  readonly server: FastifyInstance;
+  /** The HTTP server, ready for `inject` in tests; not listening until listen(). */
+  readonly server: TaskflowServer;
   /** Listens on config.addr; resolves with the address, e.g. http://127.0.0.1:8081. */
   listen(): Promise<string>;
   /** Closes the server (in-flight requests finish), then the store. Safe to call twice. */
@@ -94,14 +105,14 @@ export async function createTaskflow(
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
   });
-  const coordination = coordinationFor(config, database, options.redis);
+  const coordination = coordinationFor(config, database, asRedis(options.redis));
   const store = database.tasks;
   const directory = createDirectory(config);
   const inbox = new HumanTaskEngine({ store, directory });
   let server: FastifyInstance | undefined;
   const cacheLog: CacheWarnLog = { warn: (fields, message) => server?.log.warn(fields, message) };
   const cache = definitionCacheFor(config, database, coordination, {
-    redis: options.definitionCacheRedis,
+    redis: asRedis(options.definitionCacheRedis),
     log: cacheLog,
   });
   // Every part reads definitions through the cache; the database's own store is only its factory.
@@ -147,7 +158,7 @@ export async function createTaskflow(
       engine,
       config,
       directory,
-      logger: options.logger,
+      logger: options.logger as Logger | undefined,
       runs: durable.runs,
       definitions,
       triggerRoutes,
@@ -162,9 +173,7 @@ export async function createTaskflow(
     });
     if (options.console) mountConsole(server, { config, coordination, directory }, options.console);
     await database.migrate();
-    // The first owner heartbeat before this node can open a fence; the jobs below keep beating.
-    await database.cacheLedger.beat(ledgerOwner());
-    await cache.manager.consistency.start();
+    await startDefinitionCache(database.cacheLedger, cache.manager);
     await triggerRoutes.rebuild();
     triggerRoutes.follow();
     // WF_API_KEYS may be empty outside development when a live key is stored.
@@ -248,11 +257,21 @@ function assemble(parts: Parts): Taskflow {
     definitionRuns: durable.definitionRuns,
     worker: durable.worker,
     coordination,
-    server,
+    server: serverOf(server),
     listen: () => server.listen({ host: config.addr.host, port: config.addr.port }),
     close: () => (closing ??= close()),
   };
 }
+
+/**
+ * The host's view of the Fastify app (taskflow-server.ts): the same object,
+ * typed narrowly — no cast, so a Fastify upgrade that breaks the view fails here.
+ */
+const serverOf = (app: FastifyInstance): TaskflowServer => app;
+
+/** The host's connection as the adapters take it: it is an ioredis Redis (redis-connection.ts). */
+const asRedis = (connection: RedisConnection | undefined): Redis | undefined =>
+  connection as Redis | undefined;
 
 /**
  * `taskflow migrate`: applies pending migrations and closes the store.
