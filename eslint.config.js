@@ -138,6 +138,27 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI is a host of the composition root: it gets stores, the server's and the
+    // Console's parts through src/composition (never picking an adapter itself), and
+    // may use config, domain and client directly.
+    files: ["src/cli/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/adapters/**", "**/server/**", "**/console/**", "**/engine/**"],
+              message:
+                "src/cli imports src/composition, config, domain, client and cli only (issue 22, item 4).",
+            },
+            outward[1],
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",

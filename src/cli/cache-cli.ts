@@ -8,12 +8,16 @@
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { openDatabase } from "../adapters/store/open-database.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import type {
   CacheLedger,
   IncompleteMutation,
 } from "../engine/definition-cache/cache-ledger-port.ts";
+import {
+  withCacheLedger,
+  type CacheLedger,
+  type IncompleteMutation,
+} from "../composition/cli-database.ts";
 import type { CliIo } from "./cli-io.ts";
 
 export const CACHE_HELP = `Usage: taskflow cache <command> [--config <file>]
@@ -75,16 +79,8 @@ async function run(
 ): Promise<number> {
   try {
     const config = loadConfig({ env, configFile, requireApiKeys: false });
-    const database = openDatabase(config.databaseUrl, {
-      sqliteSynchronous: config.sqliteSynchronous,
-    });
-    try {
-      // The ledger's table comes with the migrations; a fresh database gets them here.
-      await database.migrate();
-      return await fn(database.cacheLedger);
-    } finally {
-      await database.close();
-    }
+    // The ledger's table comes with the migrations; a fresh database gets them there.
+    return await withCacheLedger(config, fn);
   } catch (e) {
     return fail(io, e);
   }

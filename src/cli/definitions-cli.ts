@@ -13,14 +13,18 @@ import { openDatabase } from "../adapters/store/open-database.ts";
 import { coordinationFor } from "../composition/coordination-for.ts";
 import { definitionCacheFor } from "../composition/definition-cache-for.ts";
 import { InvalidDocumentError, invalidDocument, isTaskflowError } from "../domain/errors.ts";
-import { definitionDiff, type DiffEntry } from "../engine/definitions/definition-diff.ts";
-import { formatOf, parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import {
-  DefinitionVersions,
+  withDefinitionVersions,
+  type CliDefinitionVersions,
   type VersionSelector,
-} from "../engine/definitions/definition-versions.ts";
-import { validateDefinition } from "../engine/definitions/validate-definition.ts";
-import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
+} from "../composition/cli-database.ts";
+import {
+  definitionDiff,
+  formatOf,
+  parseDefinitionText,
+  validateDefinition,
+  type DiffEntry,
+} from "../composition/cli-engine.ts";
 import type { CliIo } from "./cli-io.ts";
 
 export const DEFINITIONS_HELP = `Usage: taskflow definitions <command> [options]
@@ -203,30 +207,12 @@ async function validate(file: string, io: CliIo): Promise<number> {
 async function withVersions<T>(
   o: DbOptions,
   io: CliIo,
-  fn: (v: DefinitionVersions) => Promise<T>,
+  fn: (v: CliDefinitionVersions) => Promise<T>,
 ): Promise<T> {
   // Works on the database like `migrate`: no HTTP, so no API keys needed.
   const config = loadConfig({ env: o.env, configFile: o.configFile, requireApiKeys: false });
-  const database = openDatabase(config.databaseUrl, {
-    sqliteSynchronous: config.sqliteSynchronous,
-  });
-  // A publish takes a node's path: the definition's lock, a fence before the write and its
-  // completion after. Straight to the store, running nodes kept serving the versions they
-  // had cached (up to WF_DEFINITION_CACHE_ABSOLUTE, an hour by default).
-  const coordination = coordinationFor(config, database);
-  const cache = definitionCacheFor(config, database, coordination, {
-    log: { warn: (_fields, message) => io.err(`${message}\n`) },
-  });
-  try {
-    await database.migrate();
-    // What workers recorded serving (the CLI itself registers no steps or workflows).
-    const code = new ServedCodeNames(database.runs, () => []);
-    return await fn(new DefinitionVersions(cache.store, undefined, code));
-  } finally {
-    await cache.manager.close().catch(() => undefined);
-    await coordination.close().catch(() => undefined);
-    await database.close();
-  }
+  // A publish takes a node's path (lock, fence, completion): see withDefinitionVersions.
+  return withDefinitionVersions(config, (message) => io.err(`${message}\n`), fn);
 }
 
 async function publish(file: string, o: DbOptions, io: CliIo): Promise<number> {

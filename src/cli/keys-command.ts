@@ -10,14 +10,14 @@
 import type { TaskflowConfig } from "../config/config.ts";
 import { coordinationFor } from "../composition/coordination-for.ts";
 import { existsSync } from "node:fs";
-import { openDatabase } from "../adapters/store/open-database.ts";
+import { DEFAULT_KEY_CACHE_MS } from "../config/defaults.ts";
 import {
-  ApiKeys,
-  isStoredKeyShape,
+  withApiKeys,
   type ApiKeyInfo,
   type ApiKeyListing,
-} from "../engine/coordination/api-keys.ts";
-import { DEFAULT_KEY_CACHE_MS } from "../server/stored-key-check.ts";
+  type CliApiKeys,
+} from "../composition/cli-database.ts";
+import { isStoredKeyShape } from "../composition/cli-engine.ts";
 import { keysStore, missingSqliteFile } from "./keys-store.ts";
 import { parseExpiry } from "./parse-expiry.ts";
 import type { CliIo } from "./cli-io.ts";
@@ -91,23 +91,13 @@ export async function runKeysCommand(
     const missing = missingSqliteFile(config, existsSync);
     if (missing !== null) return nothingStored(command, missing, io);
   }
-  const database = openDatabase(config.databaseUrl, {
-    sqliteSynchronous: config.sqliteSynchronous,
-  });
-  const coordination = coordinationFor(config, database);
-  try {
-    // The keys' table comes with the migrations; a fresh database gets them here.
-    await database.migrate();
-    return await perform(command, new ApiKeys(coordination), io, store);
-  } finally {
-    await coordination.close().catch(() => undefined);
-    await database.close();
-  }
+  // The keys' table comes with the migrations; a fresh database gets them there.
+  return withApiKeys(config, (keys) => perform(command, keys, io, store));
 }
 
 async function perform(
   command: KeysCommand,
-  keys: ApiKeys,
+  keys: CliApiKeys,
   io: CliIo,
   store: string,
 ): Promise<number> {

@@ -12,11 +12,11 @@ import { startWorker } from "../composition/create-durable.ts";
 import { checkHealth, healthUrl } from "./health-check.ts";
 import { importWorkflowModule } from "./workflow-module.ts";
 import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
-import { createTaskflow, migrateDatabase } from "../composition/create-taskflow.ts";
 import { canLogIn, loginMethods } from "../console/console-start.ts";
+import { createTaskflow, migrateDatabase } from "../composition/create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
-import { WorkflowRegistry } from "../engine/durable/registry.ts";
-import { closeOnSignals } from "../server/graceful-shutdown.ts";
+import { WorkflowRegistry } from "../composition/cli-engine.ts";
+import { closeOnSignals, consoleCanLogIn } from "../composition/serve-lifecycle.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";
@@ -183,7 +183,7 @@ async function serve(
   });
   io.out(`taskflow: listening on ${address}\n`);
   // The CLI passes no CodeSender: mountConsole decides the same, and logged why when off.
-  if (withConsole && canLogIn(loginMethods(config, undefined))) {
+  if (withConsole && consoleCanLogIn(config)) {
     io.out(`taskflow: Console API on ${address}/console/api\n`);
   } else if (withConsole) {
     io.out("taskflow: Console off: no login configured (see the warning above)\n");

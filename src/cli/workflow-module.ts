@@ -6,8 +6,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { WorkflowRegistry } from "../engine/durable/registry.ts";
-import { registeredStepNames } from "../engine/definitions/interpreter/step-registry.ts";
+import { registeredStepNames, WorkflowRegistry } from "../composition/cli-engine.ts";
 import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {

@@ -48,6 +48,12 @@ export const DEFAULT_IDEMPOTENCY_MARKER_TTL_MS = 60_000;
 export const DEFAULT_KEY_PREFIX = "taskflow:";
 
 /**
+ * How long a node trusts its answer for a stored API key (server/stored-key-check.ts):
+ * a revoked key keeps working for up to this long, which `taskflow keys` tells the operator.
+ */
+export const DEFAULT_KEY_CACHE_MS = 5000;
+
+/**
  * Definition cache: payloads live on each node unless Redis is chosen. Every
  * committed change moves the cache revision, so expiry is not what keeps
  * copies correct; it only bounds memory. Five idle minutes keep what is in

@@ -54,7 +54,9 @@ export interface StoredKeyCheckOptions {
 /** The key's facts, null when it is no live stored key; a promise only when the backend is asked. */
 export type StoredKeyCheck = (candidate: string) => ApiKeyInfo | null | Promise<ApiKeyInfo | null>;
 
-export const DEFAULT_KEY_CACHE_MS = 5000;
+// One home for the server and `taskflow keys`, which says how long a revoked key lives on.
+export { DEFAULT_KEY_CACHE_MS } from "../config/defaults.ts";
+import { DEFAULT_KEY_CACHE_MS } from "../config/defaults.ts";
 
 /** What the 503 beyond `maxLookups` says; auth.ts logs it as a refusal, rate-limited. */
 export class TooManyKeyLookupsError extends UnavailableError {
