@@ -9,10 +9,6 @@ import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { isTaskflowError } from "../domain/errors.ts";
-import type {
-  CacheLedger,
-  IncompleteMutation,
-} from "../engine/definition-cache/cache-ledger-port.ts";
 import {
   withCacheLedger,
   type CacheLedger,

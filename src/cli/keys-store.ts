@@ -7,9 +7,7 @@
 import type { TaskflowConfig } from "../config/config.ts";
 import { sourceOf } from "../config/config-sources.ts";
 import { DEFAULT_DATABASE_URL, DEFAULT_KEY_PREFIX } from "../config/defaults.ts";
-import { redactUrl, sqlitePathOf } from "../adapters/store/database-url.ts";
-import { databaseFileOf } from "../adapters/store/dialects/dialect-for.ts";
-import { backendOf, redactUrl, sqlitePathOf } from "../composition/database-url.ts";
+import { databaseFileOf, redactUrl, sqlitePathOf } from "../composition/database-url.ts";
 
 export function keysStore(config: TaskflowConfig): string {
   const prefix =

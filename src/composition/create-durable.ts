@@ -20,7 +20,6 @@ import { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { AnyWorkflowDefinition } from "../engine/durable/types.ts";
 import { Worker, type WorkerOptions } from "../engine/durable/worker.ts";
 import { HumanTaskEngine } from "../engine/human-tasks/human-task-engine.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
 import { DefinitionCache } from "../engine/definitions/interpreter/definition-cache.ts";
 import { InterpretedDefinitionRuns } from "../engine/definitions/interpreter/interpreted-runs.ts";
@@ -28,7 +27,7 @@ import { definitionRunWorkflow } from "../engine/definitions/interpreter/interpr
 import { ResponseWaiters } from "../engine/definitions/interpreter/response-waiters.ts";
 import { DEFINITION_RUN } from "../engine/definitions/interpreter/run-input.ts";
 import type { DefinitionVersionStore } from "../engine/definitions/definition-version-store-port.ts";
-import type { Wakeups } from "../engine/durable/worker.ts";
+import type { Wakeups } from "../engine/durable/wakeups-port.ts";
 import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
 import { definitionCacheFor, startDefinitionCache } from "./definition-cache-for.ts";
 import type { HostLogger } from "./host-logger.ts";

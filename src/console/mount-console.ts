@@ -10,7 +10,6 @@ import type { TaskflowConfig } from "../config/config.ts";
 import type { Directory } from "../engine/directory-port.ts";
 import type { CodeSender } from "./code-sender.ts";
 import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { ConsoleOptions } from "./console-options.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {

@@ -7,7 +7,7 @@ import { openCoordination } from "../../src/adapters/coordination/open-coordinat
 import { createDirectory } from "../../src/adapters/directory/create-directory.ts";
 import type { TaskflowConfig } from "../../src/config/config.ts";
 import type { Coordination } from "../../src/engine/coordination/coordination-port.ts";
-import type { Directory } from "../../src/engine/human-tasks/task-store-port.ts";
+import type { Directory } from "../../src/engine/directory-port.ts";
 
 export function serverAdapters(config: TaskflowConfig): {
   directory: Directory;
