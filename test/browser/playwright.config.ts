@@ -12,8 +12,8 @@ export default defineConfig({
   testDir: ".",
   testMatch: "**/*.spec.ts",
   outputDir: "../../test-results/browser",
-  // Two cores: two browsers and their servers at a time.
-  workers: 2,
+  // Two cores: two browsers and their servers at a time (TF_BROWSER_WORKERS to try others).
+  workers: Number(process.env.TF_BROWSER_WORKERS ?? 2),
   fullyParallel: false,
   timeout: 60_000,
   expect: { timeout: 10_000 },

@@ -65,24 +65,6 @@ test("the db set is the parallel, paired and exclusive groups, each file in one"
   assert.deepEqual([...paired].sort(), [...DB_PAIRED].sort());
 });
 
-test("npm test runs lint, format check, typecheck, then the three sets", () => {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    scripts: Record<string, string>;
-  };
-  assert.match(pkg.scripts["test:unit"]!, /test\/run-tests\.ts unit$/);
-  assert.match(pkg.scripts["test:db"]!, /test\/run-tests\.ts db$/);
-  assert.match(pkg.scripts["test:browser"]!, /scripts\/browser-tests\.mjs$/);
-  const steps = pkg.scripts.test!.split("&&").map((s) => s.trim());
-  assert.deepEqual(steps, [
-    "npm run lint",
-    "npm run format:check",
-    "npm run typecheck",
-    "npm run test:unit",
-    "npm run test:db",
-    "npm run test:browser",
-  ]);
-});
-
 /**
  * What a unit test must not reach, directly or through a test helper: a store
  * or the composition root (they open databases), a driver, a test database, a

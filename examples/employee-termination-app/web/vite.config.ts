@@ -1,5 +1,5 @@
-// The app's pages, built into dist/employee-termination-app (by `npm run build`, or by the
-// app's own command when missing) and served by its backend. No inline script or style is
+// The app's pages, built into dist/employee-termination-app by the app's own command when
+// missing or stale (main.ts; `npm run build` leaves them out) and served by its backend. No inline script or style is
 // emitted, so the backend's Content-Security-Policy (script-src 'self'; style-src 'self') holds.
 import react from "@vitejs/plugin-react";
 import { fileURLToPath } from "node:url";
