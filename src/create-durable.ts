@@ -26,7 +26,7 @@ import { ResponseWaiters } from "./engine/definitions/interpreter/response-waite
 import { DEFINITION_RUN } from "./engine/definitions/interpreter/run-input.ts";
 import type { Logger } from "pino";
 import { logRunFailures } from "./log-run-failures.ts";
-import { createLogger } from "./server/logging.ts";
+import { createLogger } from "./server/hooks/logging.ts";
 import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {

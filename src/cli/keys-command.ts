@@ -17,7 +17,7 @@ import {
   type ApiKeyInfo,
   type ApiKeyListing,
 } from "../engine/coordination/api-keys.ts";
-import { DEFAULT_KEY_CACHE_MS } from "../server/stored-key-check.ts";
+import { DEFAULT_KEY_CACHE_MS } from "../server/hooks/stored-key-check.ts";
 import { keysStore, missingSqliteFile } from "./keys-store.ts";
 import { parseExpiry } from "./parse-expiry.ts";
 import type { CliIo } from "./cli-io.ts";

@@ -16,7 +16,7 @@ import { createTaskflow, migrateDatabase } from "../create-taskflow.ts";
 import { canLogIn, loginMethods } from "../console/console-start.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
-import { closeOnSignals } from "../server/graceful-shutdown.ts";
+import { closeOnSignals } from "../server/lifecycle/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";
