@@ -31,6 +31,7 @@ import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "./engine/durable/runs-api.ts";
 import type { Worker } from "./engine/durable/worker.ts";
 import type { HumanTaskApi } from "./engine/human-task-api.ts";
+import { ProcessStarts } from "./engine/definitions/process-starts.ts";
 import { HumanTaskEngine } from "./engine/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { logRunFailures } from "./log-run-failures.ts";
@@ -68,6 +69,8 @@ export interface Taskflow {
   readonly definitions: DefinitionVersions;
   /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
   readonly definitionRuns: DefinitionRuns;
+  /** POST /v1/processes: a run of a published definition, else a plain process — as REST picks. */
+  readonly processes: ProcessStarts;
   /** The definition cache's read and write path (its stats tell hits, misses and bypasses). */
   readonly definitionCache: CacheManager;
   /** This node's trigger route table, following the routes revision (its stats count rebuilds). */
@@ -246,6 +249,7 @@ function assemble(parts: Parts): Taskflow {
     definitionCache: cache,
     triggerRoutes,
     definitionRuns: durable.definitionRuns,
+    processes: new ProcessStarts(engine, durable.definitionRuns),
     worker: durable.worker,
     coordination,
     server,

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import { ref } from "../openapi/component-schemas.ts";
-import { assertKnownUser } from "../../engine/human-tasks/checks.ts";
+import { ProcessStarts } from "../../engine/definitions/process-starts.ts";
 import { instanceExample, pageExample } from "../openapi/openapi-examples.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import {
@@ -38,9 +38,10 @@ interface ProcessQuery extends PageQuery, CreatedRangeQuery {
 
 export function processRoutes(
   app: FastifyInstance,
-  { engine, directory, definitionRuns }: RouteOptions,
+  { engine, definitionRuns }: RouteOptions,
   done: () => void,
 ) {
+  const processes = new ProcessStarts(engine, definitionRuns);
   app.post<{ Body: StartBody; Headers: ActorHeaders }>(
     "/v1/processes",
     {
@@ -93,24 +94,8 @@ export function processRoutes(
     },
     async (req, reply) => {
       const { processKey, name, vars, version } = req.body;
-      const ctx = actorContext(req);
-      if (
-        definitionRuns &&
-        (version !== undefined || (await definitionRuns.hasPublished(ctx.tenantId, processKey)))
-      ) {
-        // The use case checks the version, then the actor, then the vars.
-        const run = await definitionRuns.start(ctx, {
-          key: processKey,
-          version,
-          vars: vars ?? {},
-          name,
-        });
-        const { instanceId, runId } = run;
-        return reply
-          .code(201)
-          .send({ definitionKey: processKey, instanceId, runId, version: run.version });
-      }
-      const started = await engine.start(ctx, { processKey, name, vars });
+      // The use case picks a run of a published version or a plain process.
+      const started = await processes.start(actorContext(req), { processKey, name, vars, version });
       return reply.code(201).send(started);
     },
   );
@@ -160,11 +145,10 @@ export function processRoutes(
     async (req) => {
       const ctx = actorContext(req);
       const { state, user } = req.query;
-      // The use case checks whose list it is; named here when it is the actor's by default.
-      if (user === undefined) assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
+      // No user: the actor's own list (the use case checks it as the X-Actor-Id).
       const page = await engine.listProcesses(
         ctx,
-        user ?? ctx.actorId,
+        user,
         state,
         pageRequest(req.query),
         createdRange(req.query),

@@ -5,7 +5,7 @@ import type { Directory } from "../../engine/ports.ts";
 /** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */
 export interface RouteOptions {
   engine: HumanTaskApi;
-  /** Who exists: the routes refuse a user or group the static directory does not know. */
+  /** Who exists. No route reads it now (the use cases check users and groups); see the report of issue 22. */
   directory: Directory;
   /** Starts of published definitions; absent: POST /v1/processes starts plain processes only. */
   definitionRuns?: DefinitionRuns | undefined;

@@ -5,7 +5,6 @@ import { TaskListStatuses, type TaskListStatus } from "../../domain/task-list.ts
 import type { Vars } from "../../domain/vars.ts";
 import { ref } from "../openapi/component-schemas.ts";
 import { optionalBody } from "../hooks/json-body.ts";
-import { assertKnownUser } from "../../engine/human-tasks/checks.ts";
 import {
   claimedTaskExample,
   completionExample,
@@ -66,11 +65,7 @@ const transitionSchema = (
   response: { 200: ok, ...apiErrors({ body: true }, "NotFound", "Forbidden", "NotOpen", ...own) },
 });
 
-export function taskRoutes(
-  app: FastifyInstance,
-  { engine, directory }: RouteOptions,
-  done: () => void,
-) {
+export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
   app.get<{ Querystring: InboxQuery; Headers: ActorHeaders }>(
     "/v1/tasks",
     {
@@ -124,14 +119,11 @@ export function taskRoutes(
       }
       const ctx = actorContext(req);
       const page = taskListPageRequest(req.query, status);
-      // The use case checks whose list it is; named here when it is the actor's by default.
-      if (group === undefined && user === undefined) {
-        assertKnownUser(directory, "X-Actor-Id", ctx.actorId);
-      }
+      // No user and no group: the actor's own list (the use case checks it as the X-Actor-Id).
       const result =
         group !== undefined
           ? await engine.groupInbox(ctx, group, page, status)
-          : await engine.userInbox(ctx, user ?? ctx.actorId, page, status);
+          : await engine.userInbox(ctx, user, page, status);
       return { items: result.items.map(taskView), nextCursor: taskListCursor(result, status) };
     },
   );
