@@ -7,8 +7,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { TaskflowConfig } from "../config/config.ts";
-import type { Coordination } from "../engine/coordination/coordination.ts";
-import type { Directory } from "../engine/ports.ts";
+import type { Coordination, Directory } from "../engine/index.ts";
 import type { CodeSender } from "./code-sender.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {

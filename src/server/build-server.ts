@@ -13,27 +13,29 @@ import {
   assertKeysOutsideDevelopment,
 } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
-import { ApiKeys } from "../engine/coordination/api-keys.ts";
-import type { Coordination } from "../engine/coordination/coordination.ts";
-import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { HumanTaskApi } from "../engine/human-task-api.ts";
-import type { Directory } from "../engine/ports.ts";
+import {
+  ApiKeys,
+  type CacheLedger,
+  type Coordination,
+  type DefinitionRuns,
+  type DefinitionVersions,
+  type Directory,
+  type DurableRuns,
+  type HumanTaskApi,
+  type TriggerRoutes,
+} from "../engine/index.ts";
 import { assignmentRoutes } from "./routes/assignment-routes.ts";
 import { cacheAdminRoutes } from "./routes/cache-admin-routes.ts";
-import type { CacheLedger } from "../engine/definition-cache/cache-ledger.ts";
 import { requireApiKey } from "./hooks/auth.ts";
 import { answerClientError, refuseConnect } from "./errors/client-errors.ts";
 import { installClosingGuard } from "./hooks/closing-guard.ts";
 import { registerSchemas } from "./openapi/component-schemas.ts";
 import { definitionRoutes } from "./routes/definition-routes.ts";
 import { definitionVersionRoutes } from "./routes/definition-version-routes.ts";
-import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
 import { installErrorHandling } from "./errors/error-mapping.ts";
 import { answerFrameworkError } from "./errors/framework-errors.ts";
 import { healthRoute } from "./routes/health-route.ts";
 import { hookRoutes } from "./routes/hook-routes.ts";
-import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
-import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { requireHostHeader } from "./hooks/host-header.ts";
 import { installIdempotency } from "./hooks/idempotency.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";

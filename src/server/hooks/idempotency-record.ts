@@ -2,7 +2,7 @@
  * What the TTL cache holds per idempotency key: a marker while the first
  * request runs, then the answer it got.
  */
-import type { JsonValue } from "../../engine/coordination/ttl-cache.ts";
+import type { JsonValue } from "../../engine/index.ts";
 
 /** Held while the first request runs; `token` tells this attempt's marker from a later one's. */
 export interface RunningRecord {

@@ -31,7 +31,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../../config/defaults.ts";
 import { TaskflowError } from "../../domain/errors.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { TtlCache } from "../../engine/coordination/ttl-cache.ts";
+import type { TtlCache } from "../../engine/index.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { idempotencyKeyOf, recordKey, REPLAYED_HEADER, requestHash } from "./idempotency-key.ts";
 import {

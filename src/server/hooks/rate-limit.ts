@@ -32,7 +32,7 @@ import { formatRateLimit } from "../../config/parse-rate-limit.ts";
 import { TaskflowError } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { RateLimiter, RateLimiters } from "../../engine/coordination/rate-limiter.ts";
+import type { RateLimiter, RateLimiters } from "../../engine/index.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 

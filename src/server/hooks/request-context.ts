@@ -3,7 +3,7 @@
  * route schemas), never from a body field.
  */
 import type { FastifyRequest } from "fastify";
-import type { ActorContext, TenantContext } from "../../engine/actor-context.ts";
+import type { ActorContext, TenantContext } from "../../engine/index.ts";
 
 export const DEFAULT_TENANT = "default";
 

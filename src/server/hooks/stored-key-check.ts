@@ -34,11 +34,7 @@
 import { hash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import {
-  isStoredKeyShape,
-  type ApiKeyInfo,
-  type ApiKeys,
-} from "../../engine/coordination/api-keys.ts";
+import { type ApiKeyInfo, type ApiKeys, isStoredKeyShape } from "../../engine/index.ts";
 
 export interface StoredKeyCheckOptions {
   /** How long an answer is reused; default 5 s. */

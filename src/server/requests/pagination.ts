@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { validation } from "../../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
-import type { PageRequest } from "../../engine/human-task-api.ts";
+import type { PageRequest } from "../../engine/index.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 
 const ID = new RegExp(ID_PATTERN);

@@ -8,7 +8,7 @@
  */
 import { validation } from "../../domain/errors.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
-import type { Page, PageRequest } from "../../engine/human-task-api.ts";
+import type { Page, PageRequest } from "../../engine/index.ts";
 import { decodeCursor, encodeCursor, pageRequest } from "./pagination.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 

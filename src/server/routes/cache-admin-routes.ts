@@ -12,10 +12,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forbidden } from "../../domain/errors.ts";
-import type {
-  CacheLedger,
-  IncompleteMutation,
-} from "../../engine/definition-cache/cache-ledger.ts";
+import type { CacheLedger, IncompleteMutation } from "../../engine/index.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 
 export interface CacheAdminRouteOptions {

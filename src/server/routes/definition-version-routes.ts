@@ -7,12 +7,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { validation } from "../../domain/errors.ts";
-import { definitionSchema } from "../../engine/definitions/definition-schema.ts";
-import { parseDefinitionText } from "../../engine/definitions/definition-text.ts";
-import type {
-  DefinitionVersions,
-  VersionSelector,
-} from "../../engine/definitions/definition-versions.ts";
+import {
+  definitionSchema,
+  type DefinitionVersions,
+  parseDefinitionText,
+  type VersionSelector,
+} from "../../engine/index.ts";
 import { invalidDocument } from "../../domain/errors.ts";
 import {
   definitionDocumentExample,

@@ -15,13 +15,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validation } from "../../domain/errors.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 import type { Vars } from "../../domain/vars.ts";
-import type { DefinitionRuns } from "../../engine/definitions/definition-runs.ts";
-import { TRIGGER_METHODS } from "../../engine/definitions/definition-language.ts";
 import {
+  type DefinitionRuns,
   requestSegments,
   type RouteTarget,
-} from "../../engine/definitions/triggers/route-table.ts";
-import type { TriggerRoutes } from "../../engine/definitions/triggers/trigger-routes.ts";
+  TRIGGER_METHODS,
+  type TriggerRoutes,
+} from "../../engine/index.ts";
 import { problem, sendProblem } from "../errors/error-mapping.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import { actorContext, type ActorHeaders } from "../hooks/request-context.ts";

@@ -16,12 +16,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, notFound, validation } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
-import type {
-  ApiKeyInfo,
-  ApiKeyListing,
-  ApiKeys,
-  CreatedApiKey,
-} from "../../engine/coordination/api-keys.ts";
+import type { ApiKeyInfo, ApiKeyListing, ApiKeys, CreatedApiKey } from "../../engine/index.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../hooks/idempotency-key.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import { ref } from "../openapi/component-schemas.ts";
-import { ProcessStarts } from "../../engine/definitions/process-starts.ts";
+import { ProcessStarts } from "../../engine/index.ts";
 import { instanceExample, pageExample } from "../openapi/openapi-examples.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import {

@@ -4,8 +4,13 @@
  */
 import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunStatus } from "../../domain/run.ts";
-import { HISTORY_PAGE_BYTES, MAX_HISTORY_PAGE } from "../../engine/durable/run-limits.ts";
-import type { DurableRuns } from "../../engine/durable/runs-api.ts";
+import {
+  type DurableRuns,
+  HISTORY_PAGE_BYTES,
+  MAX_HISTORY_PAGE,
+  RUN_LIST_ORDERS,
+  type RunListOrder,
+} from "../../engine/index.ts";
 import { historyExample, runExample } from "../openapi/openapi-examples.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import {
@@ -39,7 +44,6 @@ import {
   tenantHeaders,
   type PageQuery,
 } from "../openapi/schema-primitives.ts";
-import { RUN_LIST_ORDERS, type RunListOrder } from "../../engine/durable/run-list-order.ts";
 
 export interface RunRouteOptions {
   /** The use cases: they check the starter (X-Actor-Id) against the directory themselves. */

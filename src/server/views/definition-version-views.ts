@@ -4,7 +4,7 @@
  * openapi-examples.ts do for the inbox).
  */
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
-import type { DiffEntry } from "../../engine/definitions/definition-diff.ts";
+import type { DiffEntry } from "../../engine/index.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

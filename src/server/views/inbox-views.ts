@@ -13,7 +13,7 @@ import type {
   CompleteResult,
   InstanceTree,
   Page,
-} from "../../engine/human-task-api.ts";
+} from "../../engine/index.ts";
 import { encodeCursor } from "../requests/pagination.ts";
 
 const DAY_MS = 86_400_000;
