@@ -32,7 +32,7 @@ import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
 import { definitionCacheFor, startDefinitionCache } from "./definition-cache-for.ts";
 import type { HostLogger } from "./host-logger.ts";
 import { logRunFailures } from "./log-run-failures.ts";
-import { createLogger } from "../server/logging.ts";
+import { createLogger } from "../server/hooks/logging.ts";
 import { listenForHealth, type HealthListener } from "./worker-health.ts";
 
 export interface DurableOptions {

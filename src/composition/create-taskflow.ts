@@ -28,9 +28,10 @@ import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-route
 import { triggerRoutesFor } from "./trigger-routes-for.ts";
 import { DefinitionTaskChecks } from "../engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
-import type { Worker } from "../engine/durable/worker.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
+import type { Worker } from "../engine/durable/worker.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
+import { ProcessStarts } from "../engine/definitions/process-starts.ts";
 import { HumanTaskEngine } from "../engine/human-tasks/human-task-engine.ts";
 import { requireKeysAtStart } from "./require-keys-at-start.ts";
 import { logRunFailures } from "./log-run-failures.ts";
@@ -79,6 +80,8 @@ export interface Taskflow {
   readonly definitions: DefinitionVersionsApi;
   /** Runs of published definitions on the interpreter (what POST /v1/processes starts for them). */
   readonly definitionRuns: DefinitionRuns;
+  /** POST /v1/processes: a run of a published definition, else a plain process — as REST picks. */
+  readonly processes: ProcessStarts;
   /** The definition cache's read and write path (its stats tell hits, misses and bypasses). */
   readonly definitionCache: DefinitionCacheView;
   /** This node's trigger route table, following the routes revision (its stats count rebuilds). */
@@ -255,6 +258,7 @@ function assemble(parts: Parts): Taskflow {
     definitionCache: cache,
     triggerRoutes,
     definitionRuns: durable.definitionRuns,
+    processes: new ProcessStarts(engine, durable.definitionRuns),
     worker: durable.worker,
     coordination,
     server: serverOf(server),

@@ -6,7 +6,7 @@
  */
 import { canLogIn, loginMethods } from "../console/console-start.ts";
 
-export { closeOnSignals, type ShutdownLog } from "../server/graceful-shutdown.ts";
+export { closeOnSignals, type ShutdownLog } from "../server/lifecycle/graceful-shutdown.ts";
 
 /**
  * Whether a Console mounted from this config has a login. The CLI passes no

@@ -9,8 +9,8 @@ import type { Logger } from "pino";
 import type { HostLogger } from "./host-logger.ts";
 import type { ListenAddress } from "../config/config.ts";
 import type { Worker } from "../engine/durable/worker.ts";
-import { buildHealthServer } from "../server/health-server.ts";
-import { NotReady } from "../server/readiness-route.ts";
+import { buildHealthServer } from "../server/lifecycle/health-server.ts";
+import { NotReady } from "../server/routes/readiness-route.ts";
 
 export interface HealthListener {
   /** http://host:port, as it listens (port 0 resolved). */

@@ -26,6 +26,7 @@ import { UnavailableError } from "../domain/unavailable.ts";
 import type { OneTimeCodes } from "../engine/coordination/one-time-codes-port.ts";
 import type { RateLimiter, RateLimiters } from "../engine/coordination/rate-limiter-port.ts";
 import type { Directory } from "../engine/directory-port.ts";
+import type { Directory, OneTimeCodes, RateLimiter, RateLimiters } from "../engine/index.ts";
 import type { ClientAddress } from "./client-address.ts";
 import { isKnownUser, unauthorized } from "./console-auth.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";

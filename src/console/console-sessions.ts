@@ -15,6 +15,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { OpaqueTokens, TokenInfo } from "../engine/coordination/opaque-tokens-port.ts";
+import type { OpaqueTokens, TokenInfo } from "../engine/index.ts";
 import type { IssuedLogin } from "./session-cookies.ts";
 
 export const SESSION_PURPOSE = "console-session";

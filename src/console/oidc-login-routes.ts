@@ -25,6 +25,7 @@ import { UnavailableError } from "../domain/unavailable.ts";
 import type { OpaqueTokens } from "../engine/coordination/opaque-tokens-port.ts";
 import type { RateLimiters } from "../engine/coordination/rate-limiter-port.ts";
 import type { Directory } from "../engine/directory-port.ts";
+import type { Directory, OpaqueTokens, RateLimiters } from "../engine/index.ts";
 import type { ClientAddress } from "./client-address.ts";
 import { isKnownUser } from "./console-auth.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";

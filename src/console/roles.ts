@@ -5,6 +5,7 @@
  * every request, so a directory change applies without logging in again.
  */
 import type { Directory } from "../engine/directory-port.ts";
+import type { Directory } from "../engine/index.ts";
 
 export const ROLES = ["user", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];

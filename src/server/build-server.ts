@@ -16,44 +16,57 @@ import type { Coordination } from "../engine/coordination/coordination-port.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
 import type { Directory } from "../engine/directory-port.ts";
-import { assignmentRoutes } from "./assignment-routes.ts";
-import { cacheAdminRoutes } from "./cache-admin-routes.ts";
 import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";
-import { requireApiKey } from "./auth.ts";
-import { answerClientError, refuseConnect } from "./client-errors.ts";
-import { installClosingGuard } from "./closing-guard.ts";
-import { registerSchemas } from "./component-schemas.ts";
-import { definitionRoutes } from "./definition-routes.ts";
 import { definitionVersionRoutes } from "./definition-version-routes.ts";
 import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
-import { installErrorHandling } from "./error-mapping.ts";
-import { answerFrameworkError } from "./framework-errors.ts";
-import { healthRoute } from "./health-route.ts";
-import { hookRoutes } from "./hook-routes.ts";
 import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
 import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
-import { requireHostHeader } from "./host-header.ts";
-import { installIdempotency } from "./idempotency.ts";
-import { instanceRoutes } from "./instance-routes.ts";
-import { installJsonParser } from "./json-body.ts";
 import { keyRoutes } from "./key-routes.ts";
-import { installLoadShedding } from "./load-shedding.ts";
+import {
+  ApiKeys,
+  type CacheLedger,
+  type Coordination,
+  type DefinitionRuns,
+  type DefinitionVersions,
+  type Directory,
+  type DurableRuns,
+  type HumanTaskApi,
+  type TriggerRoutes,
+} from "../engine/index.ts";
+import { assignmentRoutes } from "./routes/assignment-routes.ts";
+import { cacheAdminRoutes } from "./routes/cache-admin-routes.ts";
+import { requireApiKey } from "./hooks/auth.ts";
+import { answerClientError, refuseConnect } from "./errors/client-errors.ts";
+import { installClosingGuard } from "./hooks/closing-guard.ts";
+import { registerSchemas } from "./openapi/component-schemas.ts";
+import { definitionRoutes } from "./routes/definition-routes.ts";
+import { definitionVersionRoutes } from "./routes/definition-version-routes.ts";
+import { installErrorHandling } from "./errors/error-mapping.ts";
+import { answerFrameworkError } from "./errors/framework-errors.ts";
+import { healthRoute } from "./routes/health-route.ts";
+import { hookRoutes } from "./routes/hook-routes.ts";
+import { requireHostHeader } from "./hooks/host-header.ts";
+import { installIdempotency } from "./hooks/idempotency.ts";
+import { instanceRoutes } from "./routes/instance-routes.ts";
+import { installJsonParser } from "./hooks/json-body.ts";
+import { keyRoutes } from "./routes/key-routes.ts";
+import { installLoadShedding } from "./hooks/load-shedding.ts";
 import {
   createLogger,
   genReqId,
   OneLinePerRequest,
   REQUEST_ID_HEADER,
   withRedaction,
-} from "./logging.ts";
-import { registerOpenApi } from "./openapi.ts";
-import { processRoutes } from "./process-routes.ts";
-import { readinessRoute, type ReadinessChecks } from "./readiness-route.ts";
-import { installRateLimit } from "./rate-limit.ts";
-import type { RouteOptions } from "./route-options.ts";
-import { runRoutes } from "./run-routes.ts";
-import { storedKeyCheck, type StoredKeyCheckOptions } from "./stored-key-check.ts";
-import { refuseUnstorableParams } from "./storable-params.ts";
-import { taskRoutes } from "./task-routes.ts";
+} from "./hooks/logging.ts";
+import { registerOpenApi } from "./openapi/openapi.ts";
+import { processRoutes } from "./routes/process-routes.ts";
+import { readinessRoute, type ReadinessChecks } from "./routes/readiness-route.ts";
+import { installRateLimit } from "./hooks/rate-limit.ts";
+import type { RouteOptions } from "./routes/route-options.ts";
+import { runRoutes } from "./routes/run-routes.ts";
+import { storedKeyCheck, type StoredKeyCheckOptions } from "./hooks/stored-key-check.ts";
+import { refuseUnstorableParams } from "./hooks/storable-params.ts";
+import { taskRoutes } from "./routes/task-routes.ts";
 
 export interface BuildServerOptions {
   engine: HumanTaskApi;

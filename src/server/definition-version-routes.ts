@@ -6,14 +6,13 @@
  * `errors[]` instead of Ajv's first one.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { validation } from "../domain/errors.ts";
+import { validation, invalidDocument } from "../domain/errors.ts";
 import { definitionSchema } from "../engine/definitions/definition-schema.ts";
 import { parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import type {
   DefinitionVersions,
   VersionSelector,
 } from "../engine/definitions/definition-versions.ts";
-import { invalidDocument } from "../domain/errors.ts";
 import {
   definitionDocumentExample,
   diffExample,
@@ -25,16 +24,16 @@ import {
   versionSummarySchema,
   versionSummaryView,
   versionView,
-} from "./definition-version-views.ts";
+} from "./views/definition-version-views.ts";
 import type * as Wire from "../client/wire/index.ts";
-import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import { apiErrors, jsonResponse } from "./openapi/openapi-responses.ts";
 import {
   actorContext,
   tenantContext,
   type ActorHeaders,
   type TenantHeaders,
-} from "./request-context.ts";
-import { actorHeaders, idSchema, tenantHeaders } from "./schema-primitives.ts";
+} from "./hooks/request-context.ts";
+import { actorHeaders, idSchema, tenantHeaders } from "./openapi/schema-primitives.ts";
 
 export interface DefinitionVersionRouteOptions {
   definitions: DefinitionVersions;

@@ -23,8 +23,8 @@ import type {
   CreatedApiKey,
 } from "../engine/coordination/api-keys.ts";
 import type * as Wire from "../client/wire/index.ts";
-import { IDEMPOTENCY_KEY_HEADER } from "./idempotency-key.ts";
-import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import { IDEMPOTENCY_KEY_HEADER } from "./hooks/idempotency-key.ts";
+import { apiErrors, jsonResponse } from "./openapi/openapi-responses.ts";
 
 export interface KeyRouteOptions {
   keys: ApiKeys;

@@ -2,18 +2,18 @@
 import type { FastifyInstance } from "fastify";
 import { ProcessStates, type ProcessState } from "../domain/instance.ts";
 import type { Vars } from "../domain/vars.ts";
-import { ref } from "./component-schemas.ts";
+import { ref } from "./openapi/component-schemas.ts";
 import { assertKnownUser } from "../engine/human-tasks/checks.ts";
-import { instanceExample, pageExample } from "./openapi-examples.ts";
-import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import { instanceExample, pageExample } from "./openapi/openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi/openapi-responses.ts";
 import {
   createdRange,
   createdRangeQueryProperties,
   type CreatedRangeQuery,
-} from "./created-range-params.ts";
-import { coerceLimit, pageRequest } from "./pagination.ts";
-import { actorContext, type ActorHeaders } from "./request-context.ts";
-import type { RouteOptions } from "./route-options.ts";
+} from "./requests/created-range-params.ts";
+import { coerceLimit, pageRequest } from "./requests/pagination.ts";
+import { actorContext, type ActorHeaders } from "./hooks/request-context.ts";
+import type { RouteOptions } from "./routes/route-options.ts";
 import {
   actorHeaders,
   idSchema,
@@ -21,9 +21,9 @@ import {
   pageQueryProperties,
   varsSchema,
   type PageQuery,
-} from "./schema-primitives.ts";
+} from "./openapi/schema-primitives.ts";
 import type * as Wire from "../client/wire/index.ts";
-import { instanceView, pageView } from "./views.ts";
+import { instanceView, pageView } from "./views/inbox-views.ts";
 
 interface StartBody {
   processKey: string;

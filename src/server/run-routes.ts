@@ -6,8 +6,8 @@ import type { FastifyInstance } from "fastify";
 import { RunStatuses, type Run, type RunStatus } from "../domain/run.ts";
 import { HISTORY_PAGE_BYTES, MAX_HISTORY_PAGE } from "../engine/durable/run-limits.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import { historyExample, runExample } from "./openapi-examples.ts";
-import { apiErrors, jsonResponse } from "./openapi-responses.ts";
+import { historyExample, runExample } from "./openapi/openapi-examples.ts";
+import { apiErrors, jsonResponse } from "./openapi/openapi-responses.ts";
 import {
   accepted,
   acceptedExample,
@@ -16,22 +16,22 @@ import {
   nullableString,
   runIdParams,
   runSchema,
-} from "./run-schemas.ts";
+} from "./routes/run-schemas.ts";
 import type * as Wire from "../client/wire/index.ts";
-import { eventView, runView } from "./run-views.ts";
-import { optionalBody } from "./json-body.ts";
+import { eventView, runView } from "./views/run-views.ts";
+import { optionalBody } from "./hooks/json-body.ts";
 import {
   createdRange,
   createdRangeQueryProperties,
   type CreatedRangeQuery,
-} from "./created-range-params.ts";
-import { coerceLimit, decodeCursor, encodeCursor } from "./pagination.ts";
+} from "./requests/created-range-params.ts";
+import { coerceLimit, decodeCursor, encodeCursor } from "./requests/pagination.ts";
 import {
   actorContext,
   tenantContext,
   type ActorHeaders,
   type TenantHeaders,
-} from "./request-context.ts";
+} from "./hooks/request-context.ts";
 import {
   actorHeaders,
   idSchema,
@@ -39,7 +39,7 @@ import {
   pageQueryProperties,
   tenantHeaders,
   type PageQuery,
-} from "./schema-primitives.ts";
+} from "./openapi/schema-primitives.ts";
 import { RUN_LIST_ORDERS, type RunListOrder } from "../engine/durable/run-list-order.ts";
 
 export interface RunRouteOptions {

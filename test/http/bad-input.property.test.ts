@@ -18,7 +18,7 @@ import fc from "fast-check";
 import { ErrorCodes } from "../../src/domain/errors.ts";
 import { createTaskflow } from "../../src/composition/create-taskflow.ts";
 import { loadConfig } from "../../src/config/index.ts";
-import { decodeCursor } from "../../src/server/pagination.ts";
+import { decodeCursor } from "../../src/server/requests/pagination.ts";
 import { workflow } from "../../src/workflow.ts";
 import {
   backends,

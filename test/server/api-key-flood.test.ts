@@ -13,9 +13,9 @@ import Fastify from "fastify";
 import { openCoordination } from "../../src/adapters/coordination/open-coordination.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { ApiKeys } from "../../src/engine/coordination/api-keys.ts";
-import { requireApiKey } from "../../src/server/auth.ts";
-import { installErrorHandling } from "../../src/server/error-mapping.ts";
-import { storedKeyCheck } from "../../src/server/stored-key-check.ts";
+import { requireApiKey } from "../../src/server/hooks/auth.ts";
+import { installErrorHandling } from "../../src/server/errors/error-mapping.ts";
+import { storedKeyCheck } from "../../src/server/hooks/stored-key-check.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
 
 const CACHE_MS = 200;

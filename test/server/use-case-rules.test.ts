@@ -347,3 +347,76 @@ void describe("a completion: state, then permission, then the form", () => {
     }
   });
 });
+
+void describe("decisions the routes made are the use cases' (issue 22, item 3)", () => {
+  const shape = (o: object) => Object.keys(o).sort();
+
+  test("POST /v1/processes and taskflow.processes.start pick the same: a run of a published key, else a plain process", async () => {
+    const alice = { tenantId: TENANT, actorId: "alice" };
+    const start = { processKey: "leave", vars: { days: 3 } };
+    const rest = await call("POST", "/v1/processes", "alice", start);
+    assert.equal(rest.status, 201, JSON.stringify(rest.body));
+    const lib = await tf.processes.start(alice, start);
+    assert.deepEqual(shape(lib), shape(rest.body));
+    assert.equal(typeof lib.runId, "string", "a published key runs on the interpreter");
+    assert.deepEqual(
+      [lib.definitionKey, lib.version],
+      [rest.body.definitionKey, rest.body.version],
+    );
+
+    const plain = { processKey: "never-published", name: "Plain" };
+    const restPlain = await call("POST", "/v1/processes", "alice", plain);
+    assert.equal(restPlain.status, 201, JSON.stringify(restPlain.body));
+    const libPlain = await tf.processes.start(alice, plain);
+    assert.deepEqual(shape(libPlain), shape(restPlain.body));
+    assert.equal(libPlain.runId, undefined, "a key without a published version is a plain process");
+  });
+
+  test("POST /v1/processes and taskflow.processes.start refuse alike: a missing version, an unknown actor, bad vars", async () => {
+    const cases = [
+      ["alice", { processKey: "leave", version: 9, vars: { days: 1 } }],
+      ["alice", { processKey: "never-published", version: 1 }],
+      ["zed", { processKey: "leave", vars: { days: 1 } }],
+      ["zed", { processKey: "never-published" }],
+      ["alice", { processKey: "leave", vars: { days: 0 } }],
+    ] as const;
+    for (const [as, body] of cases) {
+      const r = await call("POST", "/v1/processes", as, body);
+      assert.ok(r.status >= 400, `${as} ${JSON.stringify(body)}: ${r.status}`);
+      const lib = refusal(tf.processes.start({ tenantId: TENANT, actorId: as }, body));
+      assert.deepEqual(await lib, problemOf(r), `${as} ${JSON.stringify(body)}`);
+    }
+  });
+
+  test("the actor's own list (no user): REST and the library name an unknown actor as the X-Actor-Id alike", async () => {
+    const zed = { tenantId: TENANT, actorId: "zed" };
+    const page = { limit: 10 };
+    const cases = [
+      ["/v1/tasks", tf.engine.userInbox(zed, undefined, page)],
+      ["/v1/tasks?status=completed", tf.engine.userInbox(zed, undefined, page, "completed")],
+      ["/v1/processes", tf.engine.listProcesses(zed, undefined, undefined, page)],
+    ] as const;
+    for (const [url, lib] of cases) {
+      const r = await call("GET", url, "zed");
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.detail, "X-Actor-Id: unknown user 'zed'", url);
+      assert.deepEqual(await refusal(lib), problemOf(r), url);
+    }
+    // Without an actor in the context there is nobody's own list to read.
+    const tenantOnly = tf.engine.userInbox({ tenantId: TENANT }, undefined, page);
+    assert.equal((await refusal(tenantOnly)).code, "Validation");
+  });
+
+  test("the actor's own list (no user): REST and the library list the same tasks", async () => {
+    await leaveTask();
+    const bob = { tenantId: TENANT, actorId: "bob" };
+    const r = await call("GET", "/v1/tasks?limit=100", "bob");
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const lib = await tf.engine.userInbox(bob, undefined, { limit: 100 });
+    assert.ok(lib.items.length > 0);
+    assert.deepEqual(
+      lib.items.map((t) => t.id),
+      (r.body.items as { id: string }[]).map((t) => t.id),
+    );
+  });
+});

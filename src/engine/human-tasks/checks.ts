@@ -8,6 +8,8 @@ import {
   MAX_USERS_PER_ASSIGNMENT,
 } from "../../domain/limits.ts";
 import type { Directory } from "../directory-port.ts";
+import type { ActorContext, TenantContext } from "../actor-context.ts";
+import type { Directory } from "./task-store-port.ts";
 
 /**
  * Input checks the engine makes itself, so an app that embeds the engine
@@ -25,6 +27,25 @@ export function requireId(field: string, value: unknown): string {
 export function assertKnownUser(dir: Directory, field: string, id: string) {
   requireId(field, id);
   if (dir.checksIds && !dir.userExists(id)) throw validation(`${field}: unknown user '${id}'`);
+}
+
+/**
+ * Whose list a user's list is: the user named, else the actor — checked as the
+ * header it came in, so the refusal names what the caller sent.
+ */
+export function listUser(
+  dir: Directory,
+  ctx: TenantContext | ActorContext,
+  userId: string | undefined,
+): string {
+  if (userId !== undefined) {
+    assertKnownUser(dir, "user", userId);
+    return userId;
+  }
+  const actorId = "actorId" in ctx ? ctx.actorId : undefined;
+  if (actorId === undefined) throw validation("user is required when the context names no actor");
+  assertKnownUser(dir, "X-Actor-Id", actorId);
+  return actorId;
 }
 
 export function assertKnownGroup(dir: Directory, field: string, id: string) {

@@ -81,8 +81,9 @@ export interface HumanTaskApi {
    * `status`, another list of the user's (human-tasks/task-lists.ts). Default: open.
    */
   userInbox(
-    ctx: TenantContext,
-    userId: string,
+    ctx: TenantContext | ActorContext,
+    /** Absent: the actor's own (ctx must be an ActorContext; checked as the X-Actor-Id). */
+    userId: string | undefined,
     page: PageRequest,
     status?: TaskListStatus,
   ): Promise<Page<Task>>;
@@ -97,8 +98,9 @@ export interface HumanTaskApi {
   completion(ctx: TenantContext, instanceId: string): Promise<Completion>;
   /** Root instances the user started; `created`: only those created in that window. */
   listProcesses(
-    ctx: TenantContext,
-    userId: string,
+    ctx: TenantContext | ActorContext,
+    /** Absent: the actor's own (ctx must be an ActorContext; checked as the X-Actor-Id). */
+    userId: string | undefined,
     state: ProcessState | undefined,
     page: PageRequest,
     created?: CreatedRange,

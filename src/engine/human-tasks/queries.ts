@@ -4,9 +4,9 @@ import type { Definition } from "../../domain/definition.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
-import type { TenantContext } from "../actor-context.ts";
+import type { TenantContext, ActorContext } from "../actor-context.ts";
+import { assertKnownUser, requireId, listUser } from "./checks.ts";
 import type { InstanceTree, Page, PageRequest } from "./human-task-api.ts";
-import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";
 
@@ -83,13 +83,13 @@ export async function completion(
 
 export async function listProcesses(
   deps: HumanTaskDeps,
-  ctx: TenantContext,
-  userId: string,
+  ctx: TenantContext | ActorContext,
+  whose: string | undefined,
   state: ProcessState | undefined,
   page: PageRequest,
   created: CreatedRange = {},
 ): Promise<Page<Instance>> {
-  assertKnownUser(deps.directory, "user", userId);
+  const userId = listUser(deps.directory, ctx, whose);
   checkCreatedRange(created);
   return fetchPage(page, (q) =>
     deps.store.listProcesses({

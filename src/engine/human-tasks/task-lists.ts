@@ -17,15 +17,17 @@ import {
 } from "../../domain/limits.ts";
 import { TaskListStatuses, type TaskListStatus } from "../../domain/task-list.ts";
 import type { Task } from "../../domain/task.ts";
-import type { TenantContext } from "../actor-context.ts";
+import type { TenantContext, ActorContext } from "../actor-context.ts";
+import { assertKnownGroup, assertKnownUser, listUser } from "./checks.ts";
 import type { Page, PageRequest } from "./human-task-api.ts";
 import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "./task-store-port.ts";
-import { assertKnownGroup, assertKnownUser } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";
 import { groupInbox, userInbox } from "./queries.ts";
 
 type Whose = { kind: "user" | "group"; id: string };
+/** A user's list without an id is the actor's own. */
+type Asked = { kind: "user"; id: string | undefined } | { kind: "group"; id: string };
 
 /** Embedding callers are not behind the route's schema. */
 function checkTaskListStatus(s: unknown): TaskListStatus {
@@ -37,14 +39,15 @@ function checkTaskListStatus(s: unknown): TaskListStatus {
 
 export async function listTasks(
   deps: HumanTaskDeps,
-  ctx: TenantContext,
-  whose: Whose,
+  ctx: TenantContext | ActorContext,
+  asked: Asked,
   status: TaskListStatus,
   page: PageRequest,
 ): Promise<Page<Task>> {
   // Whose list: with the static directory, a user or group it knows — for REST and library alike.
-  if (whose.kind === "group") assertKnownGroup(deps.directory, "group", whose.id);
-  else assertKnownUser(deps.directory, "user", whose.id);
+  if (asked.kind === "group") assertKnownGroup(deps.directory, "group", asked.id);
+  const whose: Whose =
+    asked.kind === "group" ? asked : { kind: "user", id: listUser(deps.directory, ctx, asked.id) };
   const tenantId = ctx.tenantId;
   const assignees: TaskAssigneeKey[] =
     whose.kind === "group"

@@ -20,11 +20,11 @@ import { pino } from "pino";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
 import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens-port.ts";
-import { requireApiKey } from "../../../src/server/auth.ts";
-import { installErrorHandling } from "../../../src/server/error-mapping.ts";
-import { OneLinePerRequest } from "../../../src/server/logging.ts";
-import { RefusalLog } from "../../../src/server/refusal-log.ts";
-import { storedKeyCheck } from "../../../src/server/stored-key-check.ts";
+import { requireApiKey } from "../../../src/server/hooks/auth.ts";
+import { installErrorHandling } from "../../../src/server/errors/error-mapping.ts";
+import { OneLinePerRequest } from "../../../src/server/hooks/logging.ts";
+import { RefusalLog } from "../../../src/server/hooks/refusal-log.ts";
+import { storedKeyCheck } from "../../../src/server/hooks/stored-key-check.ts";
 
 const CACHE_MS = 200;
 const MAX_LOOKUPS = 8;

@@ -5,7 +5,7 @@ import { loadConfig } from "../../../src/config/load-config.ts";
 import { ConfigError } from "../../../src/config/config-error.ts";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
 import { ApiKeys } from "../../../src/engine/coordination/api-keys.ts";
-import { keyVerifier } from "../../../src/server/auth.ts";
+import { keyVerifier } from "../../../src/server/hooks/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { KEY, sampleTask, stubEngine, stubServer } from "./stub-engine.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, test } from "node:test";
 import { ErrorCodes, TaskflowError } from "../../../src/domain/errors.ts";
-import { statusOf, toProblem } from "../../../src/server/error-mapping.ts";
+import { statusOf, toProblem } from "../../../src/server/errors/error-mapping.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
 const EXPECTED_STATUS = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { numberProblem, scanJsonText } from "../../../src/server/json-text-scan.ts";
+import { numberProblem, scanJsonText } from "../../../src/server/hooks/json-text-scan.ts";
 
 void describe("scanJsonText", () => {
   void test("numbers that round-trip pass, wherever they are", () => {

@@ -1,9 +1,9 @@
 /**
- * The static directory (WF_USERS, WF_GROUP_<id>) is checked by the routes for
- * the ids the use cases do not check themselves: the actor's, when an inbox or
- * process list is the actor's by default. A named user or group, and the actor
- * who starts a run, are the use cases' to check (below; runs-api.test.ts; over
- * REST, test/server/use-case-rules.test.ts).
+ * The static directory (WF_USERS, WF_GROUP_<id>) is the use cases' to check,
+ * the routes only hand on what they were asked: a named user or group, or
+ * none — the actor's own list, which the use case checks as the X-Actor-Id.
+ * The actor who starts a run is checked by its use case too (runs-api.test.ts;
+ * over REST, test/server/use-case-rules.test.ts).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -21,8 +21,8 @@ const STATIC: ConfigOverrides = { users: "alice,bob", groups: { clerks: ["carol"
 async function server(overrides: ConfigOverrides = STATIC) {
   const asked: string[] = [];
   const started: StartRunRequest[] = [];
-  const page = (what: string) => (_ctx: unknown, id: string) => {
-    asked.push(`${what}:${id}`);
+  const page = (what: string) => (_ctx: unknown, id: string | undefined) => {
+    asked.push(`${what}:${id ?? "(the actor's)"}`);
     return Promise.resolve({ items: [], nextAfter: null });
   };
   const engine = stubEngine({
@@ -43,25 +43,34 @@ async function server(overrides: ConfigOverrides = STATIC) {
   return { app, asked, started };
 }
 
-function assertRefused(r: { statusCode: number; body: string }, detail: string) {
-  assert.equal(r.statusCode, 400, r.body);
-  const p = JSON.parse(r.body);
-  assert.equal(p.code, "Validation");
-  assert.equal(p.detail, detail);
-}
-
-void test("the actor's own inbox or process list, when the actor is unknown, is a 400 naming X-Actor-Id", async () => {
+void test("the routes hand the engine whose list was asked: a user, a group, or none (the actor's own)", async () => {
   const { app, asked } = await server();
   const get = (url: string, actor = "alice") => app.inject({ url, headers: authed(actor) });
-  assertRefused(await get("/v1/tasks", "zed"), "X-Actor-Id: unknown user 'zed'");
-  assertRefused(await get("/v1/processes", "zed"), "X-Actor-Id: unknown user 'zed'");
-  assert.deepEqual(asked, [], "the engine was not asked");
-  for (const url of ["/v1/tasks?user=bob", "/v1/tasks?group=clerks", "/v1/tasks?user=carol"]) {
-    assert.equal((await get(url)).statusCode, 200, url);
+  for (const url of ["/v1/tasks", "/v1/tasks?user=bob", "/v1/tasks?group=clerks"]) {
+    assert.equal((await get(url, "zed")).statusCode, 200, url);
   }
+  assert.equal((await get("/v1/processes", "zed")).statusCode, 200);
   assert.equal((await get("/v1/processes?user=bob")).statusCode, 200);
-  assert.deepEqual(asked, ["user:bob", "group:clerks", "user:carol", "processes:bob"]);
+  const own = "(the actor's)";
+  assert.deepEqual(asked, [
+    `user:${own}`,
+    "user:bob",
+    "group:clerks",
+    `processes:${own}`,
+    "processes:bob",
+  ]);
   await app.close();
+});
+
+void test("the actor's own inbox or process list, when the actor is unknown, is the engine's refusal naming X-Actor-Id, before any read", async () => {
+  const directory = createDirectory({ users: ["alice", "bob"], groups: { clerks: ["carol"] } });
+  // No store behind it: a refusal must come before the first read.
+  const engine = new HumanTaskEngine({ store: {} as TaskStore, directory });
+  const zed = { tenantId: "default", actorId: "zed" };
+  const refused = { code: "Validation", message: "X-Actor-Id: unknown user 'zed'" };
+  await assert.rejects(engine.userInbox(zed, undefined, { limit: 10 }), refused);
+  await assert.rejects(engine.userInbox(zed, undefined, { limit: 10 }, "completed"), refused);
+  await assert.rejects(engine.listProcesses(zed, undefined, undefined, { limit: 10 }), refused);
 });
 
 void test("a named user's or group's list is the use case's to check: the engine refuses one the directory does not know, before any read", async () => {

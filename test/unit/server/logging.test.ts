@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { pino } from "pino";
-import { withRedaction } from "../../../src/server/logging.ts";
+import { withRedaction } from "../../../src/server/hooks/logging.ts";
 import { KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
 function capture() {

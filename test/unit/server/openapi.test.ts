@@ -4,8 +4,8 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
-import { statusOf, type ProblemCode } from "../../../src/server/error-mapping.ts";
-import { packageVersion, UNKNOWN_VERSION } from "../../../src/server/package-version.ts";
+import { statusOf, type ProblemCode } from "../../../src/server/errors/error-mapping.ts";
+import { packageVersion, UNKNOWN_VERSION } from "../../../src/server/openapi/package-version.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { PageRequest } from "../../../src/engine/human-tasks/human-task-api.ts";
-import { decodeCursor, encodeCursor } from "../../../src/server/pagination.ts";
+import { decodeCursor, encodeCursor } from "../../../src/server/requests/pagination.ts";
 import { authed, sampleTask, stubServer } from "./stub-engine.ts";
 
 void test("cursor round-trips every id", () => {

@@ -6,13 +6,10 @@ import { pino } from "pino";
 import { ConfigError } from "../../../src/config/config-error.ts";
 import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-config.ts";
 import { formatRateLimit, parseRateLimit } from "../../../src/config/parse-rate-limit.ts";
-import { installErrorHandling } from "../../../src/server/error-mapping.ts";
-import { requireApiKey } from "../../../src/server/auth.ts";
-import type {
-  RateLimiter,
-  RateLimiters,
-} from "../../../src/engine/coordination/rate-limiter-port.ts";
-import { installRateLimit } from "../../../src/server/rate-limit.ts";
+import { installErrorHandling } from "../../../src/server/errors/error-mapping.ts";
+import { requireApiKey } from "../../../src/server/hooks/auth.ts";
+import type { RateLimiter, RateLimiters } from "../../../src/engine/coordination/rate-limiter-port.ts";
+import { installRateLimit } from "../../../src/server/hooks/rate-limit.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 
 const getTask = () => Promise.resolve(sampleTask());

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
-import type { ReadinessChecks } from "../../../src/server/readiness-route.ts";
+import type { ReadinessChecks } from "../../../src/server/routes/readiness-route.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";
 

@@ -19,10 +19,10 @@ import { ApiKeys, SYSTEM_TENANT } from "../../../src/engine/coordination/api-key
 import type { Coordination } from "../../../src/engine/coordination/coordination-port.ts";
 import type { OpaqueTokens } from "../../../src/engine/coordination/opaque-tokens-port.ts";
 import { requireKeysAtStart } from "../../../src/composition/require-keys-at-start.ts";
-import { requireApiKey } from "../../../src/server/auth.ts";
+import { requireApiKey } from "../../../src/server/hooks/auth.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
-import { installErrorHandling } from "../../../src/server/error-mapping.ts";
-import { storedKeyCheck } from "../../../src/server/stored-key-check.ts";
+import { installErrorHandling } from "../../../src/server/errors/error-mapping.ts";
+import { storedKeyCheck } from "../../../src/server/hooks/stored-key-check.ts";
 import { KEY, sampleTask, stubEngine } from "./stub-engine.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";
 

@@ -14,13 +14,13 @@ import type { RunEventJson } from "../../../src/domain/run-event.ts";
 import type { RunStatus } from "../../../src/domain/run.ts";
 import type { TaskStatus } from "../../../src/domain/task.ts";
 import type { ApiKeyListing } from "../../../src/engine/coordination/api-keys.ts";
-import { registerSchemas } from "../../../src/server/component-schemas.ts";
+import { registerSchemas } from "../../../src/server/openapi/component-schemas.ts";
 import {
   versionSchema,
   versionSummarySchema,
-} from "../../../src/server/definition-version-views.ts";
-import type { AssignmentBody, NextAssignmentBody } from "../../../src/server/request-bodies.ts";
-import { runSchema } from "../../../src/server/run-schemas.ts";
+} from "../../../src/server/views/definition-version-views.ts";
+import type { AssignmentBody, NextAssignmentBody } from "../../../src/server/requests/request-bodies.ts";
+import { runSchema } from "../../../src/server/routes/run-schemas.ts";
 
 /** True only when A and B are the same type (not merely assignable either way). */
 type Equal<A, B> =

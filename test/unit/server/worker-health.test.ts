@@ -12,7 +12,7 @@ import { ConfigError } from "../../../src/config/config-error.ts";
 import { loadConfig } from "../../../src/config/load-config.ts";
 import { UnavailableError } from "../../../src/domain/unavailable.ts";
 import type { Worker } from "../../../src/engine/durable/worker.ts";
-import { createLogger } from "../../../src/server/logging.ts";
+import { createLogger } from "../../../src/server/hooks/logging.ts";
 import { listenForHealth } from "../../../src/composition/worker-health.ts";
 
 const load = (env: Record<string, string>) =>

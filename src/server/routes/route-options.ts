@@ -1,0 +1,13 @@
+import type { DefinitionRuns } from "../../engine/definitions/definition-runs.ts";
+import type { HumanTaskApi } from "../../engine/human-tasks/human-task-api.ts";
+import type { Directory } from "../../engine/directory-port.ts";
+import type { DefinitionRuns, Directory, HumanTaskApi } from "../../engine/index.ts";
+
+/** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */
+export interface RouteOptions {
+  engine: HumanTaskApi;
+  /** Who exists. No route reads it now (the use cases check users and groups); see the report of issue 22. */
+  directory: Directory;
+  /** Starts of published definitions; absent: POST /v1/processes starts plain processes only. */
+  definitionRuns?: DefinitionRuns | undefined;
+}
