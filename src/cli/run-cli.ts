@@ -17,8 +17,6 @@ import { createTaskflow, migrateDatabase } from "../composition/create-taskflow.
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../composition/cli-engine.ts";
 import { closeOnSignals, consoleCanLogIn } from "../composition/serve-lifecycle.ts";
-import { WorkflowRegistry } from "../engine/durable/registry.ts";
-import { closeOnSignals } from "../server/lifecycle/graceful-shutdown.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
 import { runDefinitionsCli } from "./definitions-cli.ts";
 import { runCacheCli } from "./cache-cli.ts";

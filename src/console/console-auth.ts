@@ -15,7 +15,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, TaskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
-import type { Directory } from "../engine/directory-port.ts";
 import type { Directory } from "../engine/index.ts";
 import {
   hashCsrf,

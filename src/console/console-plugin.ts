@@ -9,8 +9,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
 import { notFound } from "../domain/errors.ts";
-import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { Directory } from "../engine/directory-port.ts";
 import type { Coordination, Directory } from "../engine/index.ts";
 import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";

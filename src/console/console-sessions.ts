@@ -14,7 +14,6 @@
  * token itself only in the tf_csrf cookie the page echoes.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { OpaqueTokens, TokenInfo } from "../engine/coordination/opaque-tokens-port.ts";
 import type { OpaqueTokens, TokenInfo } from "../engine/index.ts";
 import type { IssuedLogin } from "./session-cookies.ts";
 

@@ -8,7 +8,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, notFound, validation } from "../domain/errors.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
-import type { Directory } from "../engine/directory-port.ts";
 import type { Directory } from "../engine/index.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
 import { roleFor } from "./engine-route-roles.ts";

@@ -17,7 +17,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { forbidden, TaskflowError, validation } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
-import type { Directory } from "../engine/directory-port.ts";
 import type { Directory } from "../engine/index.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
 import type { EngineTarget } from "./engine-forwarder.ts";

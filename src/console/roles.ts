@@ -4,7 +4,6 @@
  * members of WF_CONSOLE_ADMIN_GROUPS are admins (and operators). Computed on
  * every request, so a directory change applies without logging in again.
  */
-import type { Directory } from "../engine/directory-port.ts";
 import type { Directory } from "../engine/index.ts";
 
 export const ROLES = ["user", "operator", "admin"] as const;

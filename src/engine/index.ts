@@ -21,7 +21,7 @@ export type {
   PageRequest,
   StartResult,
 } from "./human-tasks/human-task-api.ts";
-export type { Directory } from "./human-tasks/task-store-port.ts";
+export type { Directory } from "./directory-port.ts";
 
 // POST /v1/processes: a published definition's run, else a plain process.
 export {

@@ -11,17 +11,6 @@ import {
   assertKeysOutsideDevelopment,
 } from "../config/validate-config.ts";
 import { MAX_ID_LENGTH } from "../domain/limits.ts";
-import { ApiKeys } from "../engine/coordination/api-keys.ts";
-import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
-import type { Directory } from "../engine/directory-port.ts";
-import type { CacheLedger } from "../engine/definition-cache/cache-ledger-port.ts";
-import { definitionVersionRoutes } from "./definition-version-routes.ts";
-import type { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
-import type { DefinitionRuns } from "../engine/definitions/definition-runs.ts";
-import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
-import { keyRoutes } from "./key-routes.ts";
 import {
   ApiKeys,
   type CacheLedger,

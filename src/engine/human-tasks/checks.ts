@@ -7,9 +7,8 @@ import {
   MAX_ID_LENGTH,
   MAX_USERS_PER_ASSIGNMENT,
 } from "../../domain/limits.ts";
-import type { Directory } from "../directory-port.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
-import type { Directory } from "./task-store-port.ts";
+import type { Directory } from "../directory-port.ts";
 
 /**
  * Input checks the engine makes itself, so an app that embeds the engine

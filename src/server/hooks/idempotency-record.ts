@@ -2,7 +2,6 @@
  * What the TTL cache holds per idempotency key: a marker while the first
  * request runs, then the answer it got.
  */
-import type { JsonValue } from "../../engine/coordination/ttl-cache-port.ts";
 import type { JsonValue } from "../../engine/index.ts";
 
 /** Held while the first request runs; `token` tells this attempt's marker from a later one's. */

@@ -28,7 +28,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { TtlCache } from "../../engine/coordination/ttl-cache-port.ts";
 import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../../config/defaults.ts";
 import { TaskflowError } from "../../domain/errors.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";

@@ -26,7 +26,6 @@
  * more than a refused one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { RateLimiter, RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import type { RateLimit, RateLimitFailure } from "../../config/config.ts";
 import { formatRateLimit } from "../../config/parse-rate-limit.ts";
 import { TaskflowError } from "../../domain/errors.ts";

@@ -6,7 +6,6 @@
  * while bodies keep strict (non-coercing) types.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import { validation } from "../../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
 import type { PageRequest } from "../../engine/index.ts";

@@ -6,7 +6,6 @@
  * only accepted by the list that made it: positions differ in kind (an id, or
  * a completion time and id) and a cursor carried across would page wrongly.
  */
-import type { Page, PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import { validation } from "../../domain/errors.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import type { Page, PageRequest } from "../../engine/index.ts";

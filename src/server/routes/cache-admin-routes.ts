@@ -11,7 +11,6 @@
  * tenant's readers do.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { CacheLedger, IncompleteMutation } from "../../engine/definition-cache/cache-ledger-port.ts";
 import type * as Wire from "../../client/wire/index.ts";
 import { forbidden } from "../../domain/errors.ts";
 import type { CacheLedger, IncompleteMutation } from "../../engine/index.ts";

@@ -1,6 +1,3 @@
-import type { DefinitionRuns } from "../../engine/definitions/definition-runs.ts";
-import type { HumanTaskApi } from "../../engine/human-tasks/human-task-api.ts";
-import type { Directory } from "../../engine/directory-port.ts";
 import type { DefinitionRuns, Directory, HumanTaskApi } from "../../engine/index.ts";
 
 /** What every resource plugin receives: the use cases, nothing else (see docs/architecture.md, Layers). */

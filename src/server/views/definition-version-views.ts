@@ -3,7 +3,6 @@
  * for /openapi.json (the shapes in one place, as inbox-views.ts and
  * openapi-examples.ts do for the inbox).
  */
-import type { DiffEntry } from "../../engine/definitions/definition-diff.ts";
 import type * as Wire from "../../client/wire/index.ts";
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
 import type { DiffEntry } from "../../engine/index.ts";

@@ -19,6 +19,7 @@ import type { TriggerRoutes } from "../../../src/engine/definitions/triggers/tri
 import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
+import type { Directory } from "../../../src/engine/directory-port.ts";
 
 const SNAPSHOT = new URL("openapi-snapshot.json", import.meta.url);
 
@@ -36,6 +37,7 @@ async function document(): Promise<string> {
     triggerRoutes: {} as TriggerRoutes,
     cacheLedger: {} as CacheLedger,
     coordination,
+    directory: {} as Directory,
   });
   try {
     await app.ready();
