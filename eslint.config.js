@@ -1,31 +1,9 @@
-// Lint rules. The `no-restricted-imports` block is the architecture rule of
-// Dependencies point inward (docs/architecture.md), so domain and engine never import an
-// adapter, the server, the CLI or a driver.
+// Lint rules. The architecture's import rules (docs/architecture.md, "The dependency
+// rule") live in lint/boundaries.js: every area of src/ names what it may import.
 import js from "@eslint/js";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
-
-const outward = [
-  {
-    group: ["**/adapters/**", "**/server/**", "**/cli/**", "**/client/**"],
-    message:
-      "domain/engine must not depend on outer layers (docs/architecture.md, The dependency rule).",
-  },
-  {
-    group: [
-      "pg",
-      "mysql2",
-      "mysql2/*",
-      "better-sqlite3",
-      "kysely",
-      "fastify",
-      "@fastify/*",
-      "ioredis",
-      "pino",
-    ],
-    message: "drivers and frameworks belong in adapters/server.",
-  },
-];
+import { boundaries } from "./lint/boundaries.js";
 
 export default tseslint.config(
   {
@@ -62,102 +40,21 @@ export default tseslint.config(
     },
   },
   {
-    // No import cycles. Imports name their .ts file, so import-x's built-in node
-    // resolver finds them with the .ts extension (no TypeScript resolver needed).
-    files: ["**/*.ts"],
+    // No import cycles, in the Console's .tsx pages too. Imports name their .ts/.tsx
+    // file, so import-x's built-in node resolver finds them (no TypeScript resolver needed).
+    files: ["**/*.ts", "**/*.tsx"],
     plugins: { "import-x": importX },
     settings: {
-      "import-x/extensions": [".ts", ".js"],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
-      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })],
+      "import-x/extensions": [".ts", ".tsx", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import-x/resolver-next": [
+        createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".json"] }),
+      ],
     },
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
-  {
-    files: ["src/domain/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            ...outward,
-            { group: ["**/engine/**"], message: "domain is the innermost layer." },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/engine/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            ...outward,
-            {
-              // The front doors re-export the engine (workflow() included), so an engine
-              // file importing one would import the engine back through the package's API.
-              group: ["**/workflow.ts", "**/index.ts", "**/composition/**"],
-              message:
-                "the engine must not import the package's front doors (src/workflow.ts, src/index.ts) or the composition root; move what it needs into the engine.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The HTTP client is for host backends: it depends on the REST contract only,
-    // never on the engine, the server, an adapter, the config or the composition root.
-    files: ["src/client/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: [
-                "**/engine/**",
-                "**/server/**",
-                "**/adapters/**",
-                "**/cli/**",
-                "**/config/**",
-                "../*.ts",
-              ],
-              message:
-                "src/client talks HTTP only; write wire types in src/client (docs/architecture.md).",
-            },
-            outward[1],
-          ],
-          paths: [
-            { name: "taskflow", message: "the package root is the engine; import its parts." },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The CLI is a host of the composition root: it gets stores, the server's and the
-    // Console's parts through src/composition (never picking an adapter itself), and
-    // may use config, domain and client directly.
-    files: ["src/cli/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/adapters/**", "**/server/**", "**/console/**", "**/engine/**"],
-              message:
-                "src/cli imports src/composition, config, domain, client and cli only (issue 22, item 4).",
-            },
-            outward[1],
-          ],
-        },
-      ],
-    },
-  },
+  // The dependency rule, one zone per area of src/ and the Console (lint/boundaries.js).
+  ...boundaries,
   {
     files: ["test/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
     rules: {
