@@ -101,9 +101,10 @@ const isPaired = (file: string): boolean => DB_PAIRED.includes(file);
  */
 export const DB_LONGEST_FIRST: readonly string[] = [
   // Seconds in one parallel-group run of 2026-12-04 (load average ~25: relative, not absolute).
-  "test/server/api-keys.e2e.test.ts", // 554
+  "test/server/api-keys.e2e.test.ts", // over 1,200
+  "test/server/cli.test.ts", // 805
   "test/package/consumer.test.ts", // 441
-  "test/server/cli.test.ts", // 415
+  "test/server/idempotency.test.ts", // 301
   "test/server/definition-versions.e2e.test.ts", // 253
   "test/http/races.test.ts", // over 182
   "test/store/store-contract.test.ts", // over 600 on its own, in the same hour
