@@ -18,8 +18,10 @@
  *   shared resource, so they need no process of their own.
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { createTemplates, dropTemplates, TEMPLATE_ENV } from "./support/template-databases.ts";
 import { dbExclusiveFiles, dbPairedFiles, dbParallelFiles, testFiles } from "./test-sets.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -101,6 +103,27 @@ async function runGroup(name: string, files: string[], atOnce: number): Promise<
   return code;
 }
 
+/**
+ * One migrated template per backend for the whole run (test/support/template-databases.ts):
+ * every test database is a copy of it instead of migrating itself. Made before the first
+ * group, handed to the test processes in TEMPLATE_ENV, dropped after the last (and on ^C).
+ */
+async function withTemplates(body: () => Promise<number>): Promise<number> {
+  const run = randomBytes(4).toString("hex");
+  const started = Date.now();
+  const made = await createTemplates(run);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`# run-tests: templates ${made.join(", ") || "none"}: migrated in ${seconds} s`);
+  process.env[TEMPLATE_ENV] = [run, ...made].join(" ");
+  const interrupted = () => void dropTemplates(run).finally(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  try {
+    return await body();
+  } finally {
+    await dropTemplates(run);
+  }
+}
+
 async function runDb(): Promise<number> {
   const codes = [
     await runGroup("parallel group", dbParallelFiles(root), concurrency()),
@@ -117,7 +140,7 @@ if (set === "unit" || set === "db") {
   }
   const code =
     set === "db"
-      ? await runDb()
+      ? await withTemplates(runDb)
       : await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]);
   reprintFailures();
   process.exit(code);

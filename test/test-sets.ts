@@ -93,9 +93,38 @@ export const DB_PAIRED: readonly string[] = [
 const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);
 const isPaired = (file: string): boolean => DB_PAIRED.includes(file);
 
-/** The db files that may run beside each other. */
+/**
+ * Parallel-group files that run longest, started first: the group ends when
+ * its last file does, so a long file started near the end keeps a core busy
+ * alone for minutes while the others idle. The longest measured, longest
+ * first; every other file follows in the set's order.
+ */
+export const DB_LONGEST_FIRST: readonly string[] = [
+  // Seconds in one parallel-group run of 2026-12-04 (load average ~25: relative, not absolute).
+  "test/server/api-keys.e2e.test.ts", // over 1,200
+  "test/server/cli.test.ts", // 805
+  "test/package/consumer.test.ts", // 441
+  "test/server/idempotency.test.ts", // 301
+  "test/server/definition-versions.e2e.test.ts", // 253
+  "test/http/races.test.ts", // over 182
+  "test/store/store-contract.test.ts", // over 600 on its own, in the same hour
+  "test/console/console-serve.test.ts", // its top-level tests: 63
+  "test/client/client.test.ts", // its top-level tests: 79
+  "test/console/console-login.test.ts", // its top-level tests: 116
+];
+
+const longestFirst = (a: string, b: string): number =>
+  rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+const rank = (file: string): number => {
+  const at = DB_LONGEST_FIRST.indexOf(file);
+  return at === -1 ? DB_LONGEST_FIRST.length : at;
+};
+
+/** The db files that may run beside each other, DB_LONGEST_FIRST first. */
 export const dbParallelFiles = (root: string): string[] =>
-  testFiles("db", root).filter((f) => !isExclusive(f) && !isPaired(f));
+  testFiles("db", root)
+    .filter((f) => !isExclusive(f) && !isPaired(f))
+    .sort(longestFirst);
 
 /** The db files of DB_PAIRED, in the set's (sorted) order. */
 export const dbPairedFiles = (root: string): string[] => testFiles("db", root).filter(isPaired);

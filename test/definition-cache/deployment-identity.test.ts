@@ -34,8 +34,8 @@ void describe("the deployment identity (migration 013)", () => {
     void it(`one random id per database on ${b.name}, kept across migrations and handles`, async (t) => {
       const opts = await backendTestOptions(b);
       if (opts.skip !== undefined) return t.skip(opts.skip);
-      const one = await createTestDatabase(b);
-      const two = await createTestDatabase(b);
+      const one = await createTestDatabase(b, { empty: true });
+      const two = await createTestDatabase(b, { empty: true });
       const handles = [openDatabase(one.url)];
       try {
         const first = handles[0]!;

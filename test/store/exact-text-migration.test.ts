@@ -20,7 +20,7 @@ for (const b of backends.filter((x) => x.name === "mysql")) {
   void describe(`migration 015 on a padding database: ${b.name}`, async () => {
     const options = await backendTestOptions(b);
     void it("converts every table; 'go ' is no longer 'go'", options, async () => {
-      const fresh = await createTestDatabase(b);
+      const fresh = await createTestDatabase(b, { empty: true });
       const parts = dialectFor(fresh.url);
       const db = new Kysely<unknown>({ dialect: parts.kysely });
       try {

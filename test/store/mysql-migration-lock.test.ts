@@ -41,7 +41,7 @@ function migrateWithin(url: string, ms: number): Promise<"migrated" | "waiting">
 
 void describe("MariaDB migration lock", await backendTestOptions({ name: "mysql" }), () => {
   void it("Kysely's server-wide lock held elsewhere does not hold up a migration", async () => {
-    const database = await createTestDatabase({ name: "mysql" });
+    const database = await createTestDatabase({ name: "mysql" }, { empty: true });
     const held = await holdLock(database.url, KYSELY_SERVER_WIDE_LOCK);
     try {
       assert.equal(await migrateWithin(database.url, MIGRATE_WITHIN_MS), "migrated");
@@ -53,8 +53,8 @@ void describe("MariaDB migration lock", await backendTestOptions({ name: "mysql"
 
   void it("another database's lock does not hold up a migration", async () => {
     const [one, other] = [
-      await createTestDatabase({ name: "mysql" }),
-      await createTestDatabase({ name: "mysql" }),
+      await createTestDatabase({ name: "mysql" }, { empty: true }),
+      await createTestDatabase({ name: "mysql" }, { empty: true }),
     ];
     const held = await holdLock(other.url, "own");
     try {
@@ -67,7 +67,7 @@ void describe("MariaDB migration lock", await backendTestOptions({ name: "mysql"
   });
 
   void it("the database's own lock holds up its migration until released", async () => {
-    const database = await createTestDatabase({ name: "mysql" });
+    const database = await createTestDatabase({ name: "mysql" }, { empty: true });
     const held = await holdLock(database.url, "own");
     const db = openDatabase(database.url);
     try {

@@ -33,7 +33,7 @@ for (const b of backends) {
   void describe(`migration 004 on existing runs: ${b.name}`, async () => {
     const options = await backendTestOptions(b);
     void it("fills started_by from the root instance; null without one", options, async () => {
-      const fresh = await createTestDatabase(b);
+      const fresh = await createTestDatabase(b, { empty: true });
       const parts = dialectFor(fresh.url);
       const db = new Kysely<unknown>({ dialect: parts.kysely });
       try {

@@ -1,17 +1,28 @@
 /**
- * The database backends tests run against, and how to get a fresh empty
- * database on each. Shared by the store contract tests and the HTTP tests.
+ * The database backends tests run against, and how to get a fresh database on
+ * each. Shared by the store contract tests and the HTTP tests.
  *
- * Servers: PostgreSQL and MariaDB on 127.0.0.1 by default; override the admin
- * URLs with TF_TEST_POSTGRES_URL / TF_TEST_MYSQL_URL (user with CREATE DATABASE).
- * In CI (CI=true) an unreachable server fails the run instead of skipping.
+ * Servers: admin-connections.ts. In CI (CI=true) an unreachable server fails
+ * the run instead of skipping.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { createConnection } from "mysql2/promise";
+import {
+  MYSQL_ADMIN_URL,
+  POSTGRES_ADMIN_URL,
+  SLOW_SERVER_TIMEOUT_MS,
+  withDatabase,
+  withMysqlAdmin,
+  withPostgresAdmin,
+} from "./admin-connections.ts";
+import {
+  copyMysqlTemplate,
+  copyPostgresTemplate,
+  copySqliteTemplate,
+  templateRun,
+} from "./template-databases.ts";
 
 export interface Backend {
   name: "sqlite" | "postgres" | "mysql";
@@ -19,21 +30,12 @@ export interface Backend {
 
 export const backends: Backend[] = [{ name: "sqlite" }, { name: "postgres" }, { name: "mysql" }];
 
-const POSTGRES_ADMIN_URL =
-  process.env.TF_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const MYSQL_ADMIN_URL = process.env.TF_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/";
 /**
  * A down server should cost a test run seconds, not the OS connect timeout: a
- * stopped local server refuses at once, so the probe's first try is short.
+ * stopped local server refuses at once, so the probe's first try is short; one
+ * that times out is tried once more with SLOW_SERVER_TIMEOUT_MS.
  */
 const PROBE_TIMEOUT_MS = 3000;
-/**
- * A connect that times out instead is a server slow to answer, not a missing
- * one: on a loaded 2-core machine (test files side by side, other test runs)
- * connecting took over 3 s, which failed whole files in CI. Such a probe is
- * tried once more with this, and creating or dropping a database always has it.
- */
-const SLOW_SERVER_TIMEOUT_MS = 15_000;
 
 /** Where a server is, for skip messages: host and port only, never credentials. */
 function hostOf(url: string): string {
@@ -46,34 +48,6 @@ function reasonOf(e: unknown): string {
   const err = e as { code?: unknown; message?: unknown };
   if (typeof err.code === "string") return err.code;
   return typeof err.message === "string" ? err.message : String(e);
-}
-
-async function withPostgresAdmin<T>(
-  fn: (c: pg.Client) => Promise<T>,
-  timeoutMs = SLOW_SERVER_TIMEOUT_MS,
-): Promise<T> {
-  const client = new pg.Client({
-    connectionString: POSTGRES_ADMIN_URL,
-    connectionTimeoutMillis: timeoutMs,
-  });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function withMysqlAdmin<T>(
-  fn: (c: Awaited<ReturnType<typeof createConnection>>) => Promise<T>,
-  timeoutMs = SLOW_SERVER_TIMEOUT_MS,
-): Promise<T> {
-  const conn = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: timeoutMs });
-  try {
-    return await fn(conn);
-  } finally {
-    await conn.end();
-  }
 }
 
 /** Whether a failed connect ran out of time (the server is slow) rather than being refused. */
@@ -124,27 +98,33 @@ export function unavailableReason(b: Backend): Promise<string | null> {
 /** tf_ + 12 hex digits: unique per test, a valid unquoted identifier on both servers. */
 const freshName = () => `tf_${randomBytes(6).toString("hex")}`;
 
-function withDatabase(adminUrl: string, db: string): string {
-  const u = new URL(adminUrl);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-/** Creates an isolated, empty database (SQLite: temp file; PG and MariaDB: a fresh database named tf_<random>) and returns its DATABASE_URL plus a drop() that removes it. */
+/**
+ * Creates an isolated database (SQLite: a temp file; PostgreSQL and MariaDB: a
+ * database named tf_<random>) and returns its DATABASE_URL plus a drop() that
+ * removes it. Under the runner it is a copy of the run's migrated template
+ * (template-databases.ts), which the code under test migrates at start as it
+ * would an empty one, finding nothing to do; `empty: true` (the migration
+ * tests) or a file run on its own gets an empty database.
+ */
 export async function createTestDatabase(
   b: Backend,
+  options: { empty?: boolean } = {},
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const name = freshName();
+  const run = options.empty === true ? undefined : templateRun(b.name);
   switch (b.name) {
     case "sqlite": {
       const dir = await mkdtemp(join(tmpdir(), "taskflow-test-"));
+      const path = join(dir, `${name}.db`);
+      if (run !== undefined) await copySqliteTemplate(run, path);
       return {
-        url: `sqlite:${join(dir, `${name}.db`)}`,
+        url: `sqlite:${path}`,
         drop: () => rm(dir, { recursive: true, force: true }),
       };
     }
     case "postgres": {
-      await withPostgresAdmin((c) => c.query(`create database ${name}`));
+      if (run !== undefined) await copyPostgresTemplate(run, name);
+      else await withPostgresAdmin((c) => c.query(`create database ${name}`));
       return {
         url: withDatabase(POSTGRES_ADMIN_URL, name),
         // FORCE (PostgreSQL 13+) ends connections a failed test left open.
@@ -155,7 +135,8 @@ export async function createTestDatabase(
       };
     }
     case "mysql": {
-      await withMysqlAdmin((c) => c.query(`create database ${name}`));
+      if (run !== undefined) await copyMysqlTemplate(run, name);
+      else await withMysqlAdmin((c) => c.query(`create database ${name}`));
       return {
         url: withDatabase(MYSQL_ADMIN_URL, name),
         drop: () =>

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import {
   allTestFiles,
   DB_EXCLUSIVE,
+  DB_LONGEST_FIRST,
   DB_PAIRED,
   dbExclusiveFiles,
   dbPairedFiles,
@@ -63,6 +64,17 @@ test("the db set is the parallel, paired and exclusive groups, each file in one"
   assert.equal(new Set(all).size, all.length, "no file is in two groups");
   assert.deepEqual([...exclusive].sort(), [...DB_EXCLUSIVE].sort());
   assert.deepEqual([...paired].sort(), [...DB_PAIRED].sort());
+});
+
+test("the parallel group starts with DB_LONGEST_FIRST, each of them a parallel file", () => {
+  const parallel = dbParallelFiles(root);
+  // A renamed file would otherwise silently lose its early start.
+  assert.deepEqual(parallel.slice(0, DB_LONGEST_FIRST.length), [...DB_LONGEST_FIRST]);
+  assert.deepEqual(
+    parallel.slice(DB_LONGEST_FIRST.length),
+    parallel.slice(DB_LONGEST_FIRST.length).sort(),
+    "the rest in the set's order",
+  );
 });
 
 /**
