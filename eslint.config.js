@@ -22,7 +22,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.js", "scripts/*.mjs"] },
+        projectService: { allowDefaultProject: ["eslint.config.js", "scripts/*.mjs", "lint/*.js"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

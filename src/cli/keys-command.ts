@@ -8,7 +8,6 @@
  * about it goes to stderr and never contains it. Nothing here logs.
  */
 import type { TaskflowConfig } from "../config/config.ts";
-import { coordinationFor } from "../composition/coordination-for.ts";
 import { existsSync } from "node:fs";
 import { DEFAULT_KEY_CACHE_MS } from "../config/defaults.ts";
 import {

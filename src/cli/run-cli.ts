@@ -12,7 +12,6 @@ import { startWorker } from "../composition/create-durable.ts";
 import { checkHealth, healthUrl } from "./health-check.ts";
 import { importWorkflowModule } from "./workflow-module.ts";
 import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
-import { canLogIn, loginMethods } from "../console/console-start.ts";
 import { createTaskflow, migrateDatabase } from "../composition/create-taskflow.ts";
 import { isTaskflowError } from "../domain/errors.ts";
 import { WorkflowRegistry } from "../composition/cli-engine.ts";

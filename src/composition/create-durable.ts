@@ -12,7 +12,6 @@ import type { TaskflowConfig } from "../config/config.ts";
 import type { CacheWarnLog } from "../engine/definition-cache/cache-provider-port.ts";
 import { coordinationFor } from "./coordination-for.ts";
 import type { Directory } from "../engine/directory-port.ts";
-import type { Logger } from "pino";
 import { humanTaskBridge, type HumanTaskBridge } from "../engine/durable/human-task-bridge.ts";
 import { WorkflowRegistry } from "../engine/durable/registry.ts";
 import type { RunStore } from "../engine/durable/run-store-port.ts";

@@ -29,7 +29,6 @@ import { triggerRoutesFor } from "./trigger-routes-for.ts";
 import { DefinitionTaskChecks } from "../engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
-import type { Worker } from "../engine/durable/worker.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
 import { ProcessStarts } from "../engine/definitions/process-starts.ts";
 import { HumanTaskEngine } from "../engine/human-tasks/human-task-engine.ts";

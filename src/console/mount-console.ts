@@ -8,7 +8,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TaskflowConfig } from "../config/config.ts";
 import type { Coordination, Directory } from "../engine/index.ts";
-import type { CodeSender } from "./code-sender.ts";
 import type { ConsoleOptions } from "./console-options.ts";
 import { CONSOLE_PREFIX, consolePlugin } from "./console-plugin.ts";
 import {

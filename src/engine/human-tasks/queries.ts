@@ -5,7 +5,7 @@ import { notFound } from "../../domain/errors.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext, ActorContext } from "../actor-context.ts";
-import { assertKnownUser, requireId, listUser } from "./checks.ts";
+import { requireId, listUser } from "./checks.ts";
 import type { InstanceTree, Page, PageRequest } from "./human-task-api.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import { fetchPage } from "./pagination.ts";

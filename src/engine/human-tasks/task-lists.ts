@@ -18,7 +18,7 @@ import {
 import { TaskListStatuses, type TaskListStatus } from "../../domain/task-list.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext, ActorContext } from "../actor-context.ts";
-import { assertKnownGroup, assertKnownUser, listUser } from "./checks.ts";
+import { assertKnownGroup, listUser } from "./checks.ts";
 import type { Page, PageRequest } from "./human-task-api.ts";
 import type { FinishedPosition, FinishedTasksQuery, TaskAssigneeKey } from "./task-store-port.ts";
 import type { HumanTaskDeps } from "./deps.ts";

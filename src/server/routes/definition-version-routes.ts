@@ -6,6 +6,7 @@
  * `errors[]` instead of Ajv's first one.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type * as Wire from "../../client/wire/index.ts";
 import { validation, invalidDocument } from "../../domain/errors.ts";
 import {
   definitionSchema,
@@ -89,7 +90,10 @@ export function definitionVersionRoutes(
       if (!result.valid) {
         throw invalidDocument(`the definition has ${result.errors.length} error(s)`, result.errors);
       }
-      return reply.send({ valid: true, notChecked: result.notChecked });
+      return reply.send({
+        valid: true,
+        notChecked: result.notChecked,
+      } satisfies Wire.DefinitionValidation);
     },
   );
 

@@ -14,6 +14,7 @@
  * secret kept for a day in the coordination's cache, in clear.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type * as Wire from "../../client/wire/index.ts";
 import { forbidden, notFound, validation } from "../../domain/errors.ts";
 import type { ApiKeyInfo, ApiKeyListing, ApiKeys, CreatedApiKey } from "../../engine/index.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../hooks/idempotency-key.ts";
@@ -30,7 +31,7 @@ export interface KeyRouteOptions {
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-const infoView = (k: ApiKeyInfo) => ({
+const infoView = (k: ApiKeyInfo): Wire.ApiKeyInfo => ({
   id: k.id,
   name: k.name,
   tenant: k.tenant,
@@ -38,9 +39,9 @@ const infoView = (k: ApiKeyInfo) => ({
   expiresAt: iso(k.expiresAt),
 });
 
-const listingView = (k: ApiKeyListing) => ({ ...infoView(k), state: k.state });
+const listingView = (k: ApiKeyListing): Wire.ApiKeyListing => ({ ...infoView(k), state: k.state });
 
-const createdView = (k: CreatedApiKey) => ({ ...infoView(k), key: k.key });
+const createdView = (k: CreatedApiKey): Wire.CreatedApiKey => ({ ...infoView(k), key: k.key });
 
 function requireEveryTenantKey(req: FastifyRequest): void {
   if (req.apiKeyTenant !== null && req.apiKeyTenant !== undefined) {
@@ -130,7 +131,10 @@ export function keyRoutes(app: FastifyInstance, { keys }: KeyRouteOptions, done:
         { rotatedKeyId: id, createdKeyId: next.id, keyId: req.apiKeyId },
         "API key rotated",
       );
-      return secretAnswer(reply).send({ ...createdView(next), replaces: id });
+      return secretAnswer(reply).send({
+        ...createdView(next),
+        replaces: id,
+      } satisfies Wire.CreatedApiKey);
     },
   );
   done();

@@ -1,5 +1,6 @@
 /** User processes: Start, and the list of root instances a user started. */
 import type { FastifyInstance } from "fastify";
+import type * as Wire from "../../client/wire/index.ts";
 import type { ProcessState } from "../../domain/instance.ts";
 import type { Vars } from "../../domain/vars.ts";
 import { ProcessStarts } from "../../engine/index.ts";
@@ -38,7 +39,7 @@ export function processRoutes(
       const { processKey, name, vars, version } = req.body;
       // The use case picks a run of a published version or a plain process.
       const started = await processes.start(actorContext(req), { processKey, name, vars, version });
-      return reply.code(201).send(started);
+      return reply.code(201).send(started satisfies Wire.StartedProcess);
     },
   );
 

@@ -3,6 +3,7 @@
  * list runs, send a signal, request cancellation.
  */
 import type { FastifyInstance } from "fastify";
+import type * as Wire from "../../client/wire/index.ts";
 import type { Run, RunStatus } from "../../domain/run.ts";
 import type { DurableRuns, RunListOrder } from "../../engine/index.ts";
 import { eventView, runView } from "../views/run-views.ts";
@@ -63,7 +64,7 @@ export function runRoutes(
         id: req.body.id,
         startedBy: ctx.actorId,
       });
-      return reply.code(created ? 201 : 200).send({ runId: run.id, status: run.status });
+      return reply.code(created ? 201 : 200).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
 
@@ -132,7 +133,7 @@ export function runRoutes(
       const ctx = actorContext(req);
       await runs.signal(ctx.tenantId, req.params.id, req.params.name, req.body ?? null);
       const run = await runs.get(ctx.tenantId, req.params.id);
-      return reply.code(202).send({ runId: run.id, status: run.status });
+      return reply.code(202).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
 
@@ -143,7 +144,7 @@ export function runRoutes(
     },
     async (req, reply) => {
       const run = await runs.cancel(actorContext(req).tenantId, req.params.id);
-      return reply.code(202).send({ runId: run.id, status: run.status });
+      return reply.code(202).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
   done();

@@ -1,7 +1,6 @@
 /** A run and its history events as the API returns them (docs/api.md, Run, History event). */
 import type * as Wire from "../../client/wire/index.ts";
 import type { Run, RunEvent } from "../../domain/run.ts";
-import type { RunEventJson } from "../../domain/run-event.ts";
 import { hideStack, withoutStack } from "./failure-stacks.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
