@@ -20,14 +20,14 @@
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { TaskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { OneTimeCodes } from "../engine/coordination/one-time-codes.ts";
 import type { RateLimiter, RateLimiters } from "../engine/coordination/rate-limiter.ts";
 import type { Directory } from "../engine/ports.ts";
 import type { ClientAddress } from "./client-address.ts";
-import { isKnownUser, unauthorized } from "./console-auth.ts";
+import { isKnownUser } from "./console-auth.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";
 import type { CodeSender } from "./code-sender.ts";
@@ -142,11 +142,12 @@ export function codeLoginRoutes(
           : await deps.codes.verify(deps.tenant, codeSubject(id, attempt), LOGIN_PURPOSE, code);
       if (outcome !== "ok" || !isKnownUser(deps.directory, id)) {
         req.log.info({ userId: id, outcome }, "console: login code refused");
-        throw unauthorized(
-          attempt === undefined
-            ? "wrong or expired code (enter it in the browser that asked for it)"
-            : "wrong or expired code",
-        );
+        throw taskflowError("LoginCodeRejected", {
+          detail:
+            attempt === undefined
+              ? "wrong or expired code (enter it in the browser that asked for it)"
+              : "wrong or expired code",
+        });
       }
       await guessPerUserAt.reset(deps.tenant, userAt(id, address));
       void reply.header("set-cookie", attemptCookie("", 0));
@@ -172,7 +173,7 @@ async function spend(
     const r = await limiter.consume(tenant, key);
     if (!r.allowed) {
       void reply.header("retry-after", String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))));
-      throw new TaskflowError("RateLimited", "too many login attempts; try again later");
+      throw taskflowError("TooManyLoginAttempts");
     }
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
-import { notFound } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import type { Coordination } from "../engine/coordination/coordination.ts";
 import type { Directory } from "../engine/ports.ts";
 import type { AuthDeps } from "./console-auth.ts";
@@ -86,7 +86,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       const page = pageFallback(req, reply);
       if (page !== null) return page;
     }
-    throw notFound("Console route", `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`);
+    const route = `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`;
+    throw taskflowError("RouteNotFound", { detail: `Console route '${route}' was not found` });
   });
 
   await app.register(

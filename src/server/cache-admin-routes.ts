@@ -11,7 +11,7 @@
  * tenant's readers do.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { forbidden } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger.ts";
 import { apiErrors, jsonResponse } from "./openapi-responses.ts";
 
@@ -58,10 +58,10 @@ const completionSchema = {
 
 function requireEveryTenantKey(req: FastifyRequest): void {
   if (req.apiKeyTenant !== null && req.apiKeyTenant !== undefined) {
-    throw forbidden(
-      `this API key may act for tenant '${req.apiKeyTenant}' only; ` +
-        "the cache admin routes need a key of every tenant",
-    );
+    throw taskflowError("EveryTenantKeyRequired", {
+      tenant: req.apiKeyTenant,
+      detail: "the cache admin routes need a key of every tenant",
+    });
   }
 }
 

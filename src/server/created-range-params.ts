@@ -3,7 +3,7 @@
  * query string, a CreatedRange for the engine.
  */
 import { checkCreatedRange, type CreatedRange } from "../domain/created-range.ts";
-import { validation } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 
 export interface CreatedRangeQuery {
   createdAfter?: string;
@@ -32,7 +32,10 @@ export const createdRangeQueryProperties = {
 function time(name: keyof CreatedRangeQuery, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw validation(`query parameter '${name}' is not a date-time: '${text}'`);
+  if (Number.isNaN(ms))
+    throw taskflowError("InvalidParameter", {
+      detail: `query parameter '${name}' is not a date-time: '${text}'`,
+    });
   return ms;
 }
 

@@ -6,14 +6,13 @@
  * `errors[]` instead of Ajv's first one.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { validation } from "../domain/errors.ts";
+import { documentError, taskflowError } from "../domain/errors.ts";
 import { definitionSchema } from "../engine/definitions/definition-schema.ts";
 import { parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import type {
   DefinitionVersions,
   VersionSelector,
 } from "../engine/definitions/definition-versions.ts";
-import { invalidDocument } from "../domain/errors.ts";
 import {
   definitionDocumentExample,
   diffExample,
@@ -69,7 +68,7 @@ function selector(v: string): VersionSelector {
 
 /** The body as parsed by the JSON parser or the YAML one below; a body that is no object is refused. */
 function documentOf(req: FastifyRequest): unknown {
-  if (req.body === undefined) throw validation("a definition is required as the request body");
+  if (req.body === undefined) throw taskflowError("BodyRequired");
   return req.body;
 }
 
@@ -154,7 +153,11 @@ export function definitionVersionRoutes(
     async (req, reply) => {
       const result = await definitions.validate(documentOf(req));
       if (!result.valid) {
-        throw invalidDocument(`the definition has ${result.errors.length} error(s)`, result.errors);
+        throw documentError(
+          "InvalidDefinition",
+          { detail: `the definition has ${result.errors.length} error(s)` },
+          result.errors,
+        );
       }
       return reply.send({ valid: true, notChecked: result.notChecked });
     },

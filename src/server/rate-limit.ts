@@ -29,7 +29,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimit } from "../config/config.ts";
 import type { RateLimitFailure } from "../config/config.ts";
 import { formatRateLimit } from "../config/parse-rate-limit.ts";
-import { TaskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { TENANT_PATTERN } from "../domain/limits.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { RateLimiter, RateLimiters } from "../engine/coordination/rate-limiter.ts";
@@ -102,10 +102,7 @@ export function rateLimitHook(
     if (!result.allowed) {
       const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       void reply.header("retry-after", String(seconds));
-      throw new TaskflowError(
-        "RateLimited",
-        `rate limit of ${budget} per API key and tenant exceeded; retry after ${seconds} s`,
-      );
+      throw taskflowError("RateLimitExceeded", { budget, seconds });
     }
   };
 }

@@ -1,6 +1,6 @@
 /** The inbox and task transitions: claim, release, complete, complete-and-end. */
 import type { FastifyInstance } from "fastify";
-import { validation } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { TaskListStatuses, type TaskListStatus } from "../domain/task-list.ts";
 import type { Vars } from "../domain/vars.ts";
 import { ref } from "./component-schemas.ts";
@@ -120,7 +120,7 @@ export function taskRoutes(
     async (req) => {
       const { user, group, status = "open" } = req.query;
       if (user !== undefined && group !== undefined) {
-        throw validation("give either user or group, not both");
+        throw taskflowError("InvalidParameter", { detail: "give either user or group, not both" });
       }
       const ctx = actorContext(req);
       const page = taskListPageRequest(req.query, status);
