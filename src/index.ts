@@ -12,7 +12,14 @@ export {
   type LogLevel,
   type TaskflowConfig,
 } from "./config/index.ts";
-export { ErrorCodes, TaskflowError, isTaskflowError, type ErrorCode } from "./domain/errors.ts";
+export {
+  ErrorCodes,
+  TaskflowError,
+  isTaskflowError,
+  taskflowError,
+  type ErrorCode,
+} from "./domain/errors.ts";
+export { ErrorReasons, type ErrorReason, type ReasonParams } from "./domain/error-reasons.ts";
 export type { AssigneeKind, AssigneeRequest, TaskAssignee } from "./domain/assignee.ts";
 export type { AssignmentRequest, NextAssignment } from "./domain/assignment.ts";
 export type { Completion } from "./domain/completion.ts";

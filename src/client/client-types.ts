@@ -12,6 +12,7 @@
 
 import { ErrorCodes } from "../domain/errors.ts";
 import type { RunEventJson } from "../domain/run-event.ts";
+import type { ProblemReason } from "./problem-reasons.ts";
 
 /** An ISO-8601 time in UTC, as sent by the server. `new Date(t)` parses it. */
 export type IsoTime = string;
@@ -35,6 +36,7 @@ export { ErrorCodes };
 export type ProblemCode =
   | (typeof ErrorCodes)[number]
   | "UnsupportedMediaType"
+  | "MethodNotAllowed"
   | "Internal"
   | "Unavailable"
   // `string & Record<never, never>` rather than `string`: editors still offer the known codes.
@@ -58,6 +60,8 @@ export interface Problem {
   status: number;
   detail: string;
   code: ProblemCode;
+  /** The situation, finer than `code` (src/client/problem-reasons.ts); absent from an older server. */
+  reason?: ProblemReason;
 }
 
 // ── paging ────────────────────────────────────────────────────────────────────
