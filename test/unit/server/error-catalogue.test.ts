@@ -28,9 +28,9 @@ async function openapiProblem(): Promise<{ code: string[]; reason: string[] }> {
   const app = buildServer({ engine: stubEngine(), config: testConfig(), runs: {} as DurableRuns });
   try {
     await app.ready();
-    const doc = (await app.inject({ url: "/openapi.json" })).json() as {
+    const doc = (await app.inject({ url: "/openapi.json" })).json<{
       components: { schemas: Record<string, { properties: Record<string, { enum: string[] }> }> };
-    };
+    }>();
     const p = doc.components.schemas.Problem!.properties;
     return { code: p.code!.enum, reason: p.reason!.enum };
   } finally {
@@ -63,7 +63,8 @@ void test("every reason has a code the server maps to a status", () => {
     assert.equal(typeof statusOf(code), "number", `${reason}: status of ${code}`);
   }
   // A code's generic reason is named like it (error-reasons.ts): every code has one.
-  for (const code of SERVER_CODES) assert.equal(ERROR_REASONS[code].code, code);
+  for (const code of SERVER_CODES)
+    assert.equal(ERROR_REASONS[code as keyof typeof ERROR_REASONS].code, code);
 });
 
 void test("the client lists the server's reasons", () => {
