@@ -4,7 +4,7 @@
  *   import { workflow } from "taskflow";
  *   export const order = workflow("order", async (ctx, input: Order) => { … });
  */
-import { validation } from "./domain/errors.ts";
+import { taskflowError } from "./domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "./domain/limits.ts";
 import {
   WORKFLOW_MARK,
@@ -28,16 +28,17 @@ export function workflow<I = unknown, O = unknown>(
     name.length > MAX_ID_LENGTH ||
     !new RegExp(ID_PATTERN).test(name)
   ) {
-    throw validation(
-      `workflow name '${String(name)}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
-    );
+    throw taskflowError("InvalidRegistration", {
+      detail: `workflow name '${String(name)}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
+    });
   }
   if (isReservedWorkflow(name)) {
-    throw validation(
-      `workflow name '${name}': names starting with '${RESERVED_WORKFLOW_PREFIX}' are reserved for the engine`,
-    );
+    throw taskflowError("InvalidRegistration", {
+      detail: `workflow name '${name}': names starting with '${RESERVED_WORKFLOW_PREFIX}' are reserved for the engine`,
+    });
   }
-  if (typeof fn !== "function") throw validation(`workflow '${name}' needs a function`);
+  if (typeof fn !== "function")
+    throw taskflowError("InvalidRegistration", { detail: `workflow '${name}' needs a function` });
   return Object.freeze({ kind: WORKFLOW_MARK, name, fn, options });
 }
 

@@ -9,7 +9,12 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { InvalidDocumentError, invalidDocument, isTaskflowError } from "../domain/errors.ts";
+import { InvalidDocumentError, invalidDocument, isTaskflowError, documentError } from "../domain/errors.ts";
+import { openDatabase } from "../adapters/store/open-database.ts";
+import { coordinationFor } from "../composition/coordination-for.ts";
+import { definitionCacheFor } from "../composition/definition-cache-for.ts";
+import { definitionDiff, type DiffEntry } from "../engine/definitions/definition-diff.ts";
+import { formatOf, parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import {
   withDefinitionVersions,
   type CliDefinitionVersions,
@@ -180,7 +185,7 @@ class FileFindings extends InvalidDocumentError {
     readonly file: string,
     e: InvalidDocumentError,
   ) {
-    super(e.message, e.errors);
+    super(e.message, e.errors, e.reason, e.params);
   }
 }
 
@@ -188,13 +193,17 @@ async function readDefinition(file: string): Promise<unknown> {
   try {
     return parseDefinitionText(await readFile(file, "utf8"), formatOf(file));
   } catch (e) {
-    throw e instanceof InvalidDocumentError ? new FileFindings(file, e) : e;
+    throw e instanceof InvalidDocumentError ? new FileFindings(file, e as InvalidDocumentError) : e;
   }
 }
 
 async function validate(file: string, io: CliIo): Promise<number> {
   const result = validateDefinition(await readDefinition(file));
-  if (!result.valid) throw new FileFindings(file, invalidDocument("invalid", result.errors));
+  if (!result.valid)
+    throw new FileFindings(
+      file,
+      documentError("InvalidDefinition", { detail: "invalid" }, result.errors),
+    );
   const skipped =
     result.notChecked.length === 0 ? "" : ` (not checked: ${result.notChecked.join(", ")})`;
   io.out(`${file}: valid${skipped}\n`);

@@ -4,6 +4,8 @@
  * is for people and may change.
  */
 import type { Problem, ProblemCode } from "./wire/problem.ts";
+import type { Problem, ProblemCode } from "./client-types.ts";
+import type { ProblemReason } from "./problem-reasons.ts";
 
 export class TaskflowHttpError extends Error {
   override readonly name = "TaskflowHttpError";
@@ -11,6 +13,8 @@ export class TaskflowHttpError extends Error {
   readonly status: number;
   /** The stable catalogue code: `Validation`, `NotOpen`, `Conflict`, … */
   readonly code: ProblemCode;
+  /** The situation, e.g. `TaskNotClaimed` for a `Conflict`; undefined from a server without reasons. */
+  readonly reason: ProblemReason | undefined;
   readonly title: string;
   readonly detail: string;
   /** The problem `type` URN, e.g. `urn:taskflow:problem:NotOpen`. */
@@ -26,6 +30,7 @@ export class TaskflowHttpError extends Error {
     this.request = request;
     this.status = problem.status;
     this.code = problem.code;
+    this.reason = problem.reason;
     this.title = problem.title;
     this.detail = problem.detail;
     this.type = problem.type;

@@ -5,6 +5,7 @@ export { TaskflowReader } from "./taskflow-reader.ts";
 export type { FetchFn, TaskflowClientOptions } from "./client-options.ts";
 export { DEFAULT_TIMEOUT_MS } from "./client-options.ts";
 export { TaskflowHttpError, isTaskflowHttpError } from "./http-problem-error.ts";
+export { ProblemReasons, type ProblemReason } from "./problem-reasons.ts";
 export {
   TaskflowRequestError,
   isTaskflowRequestError,

@@ -20,12 +20,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { TaskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { Directory, OneTimeCodes, RateLimiter, RateLimiters } from "../engine/index.ts";
 import type { ClientAddress } from "./client-address.ts";
-import { isKnownUser, unauthorized } from "./console-auth.ts";
+import { isKnownUser } from "./console-auth.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
 import type { ConsoleSessions } from "./console-sessions.ts";
 import type { CodeSender } from "./code-sender.ts";
@@ -140,11 +140,12 @@ export function codeLoginRoutes(
           : await deps.codes.verify(deps.tenant, codeSubject(id, attempt), LOGIN_PURPOSE, code);
       if (outcome !== "ok" || !isKnownUser(deps.directory, id)) {
         req.log.info({ userId: id, outcome }, "console: login code refused");
-        throw unauthorized(
-          attempt === undefined
-            ? "wrong or expired code (enter it in the browser that asked for it)"
-            : "wrong or expired code",
-        );
+        throw taskflowError("LoginCodeRejected", {
+          detail:
+            attempt === undefined
+              ? "wrong or expired code (enter it in the browser that asked for it)"
+              : "wrong or expired code",
+        });
       }
       await guessPerUserAt.reset(deps.tenant, userAt(id, address));
       void reply.header("set-cookie", attemptCookie("", 0));
@@ -170,7 +171,7 @@ async function spend(
     const r = await limiter.consume(tenant, key);
     if (!r.allowed) {
       void reply.header("retry-after", String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))));
-      throw new TaskflowError("RateLimited", "too many login attempts; try again later");
+      throw taskflowError("TooManyLoginAttempts");
     }
   }
 }

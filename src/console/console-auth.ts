@@ -13,7 +13,7 @@
  * a client is trying to name itself, or the proxy list is wrong.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { forbidden, TaskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import type { Directory } from "../engine/index.ts";
 import {
@@ -57,8 +57,6 @@ declare module "fastify" {
 export const isKnownUser = (directory: Directory, id: string): boolean =>
   id.length <= MAX_ID_LENGTH && ID.test(id) && (!directory.checksIds || directory.userExists(id));
 
-export const unauthorized = (message: string) => new TaskflowError("Unauthorized", message);
-
 /**
  * A trusted-header request's user without a stored login: no family to
  * revoke, and a CSRF hash no token matches, so it may read but never change.
@@ -91,11 +89,11 @@ export async function resolveSession(
       { remote: req.socket.remoteAddress },
       "console: trusted header from an untrusted peer",
     );
-    throw forbidden(`the ${deps.trustedHeader} header is accepted only from the trusted proxies`);
+    throw taskflowError("TrustedProxyRequired", { header: String(deps.trustedHeader) });
   }
   const userId = typeof asserted === "string" ? asserted.trim() : "";
   if (!isKnownUser(deps.directory, userId)) {
-    throw forbidden("the user named by the trusted proxy is not in the directory");
+    throw taskflowError("ProxyUserUnknown");
   }
   const current = await deps.sessions.authenticate(c.session, c.refresh);
   if (current !== null && current.userId === userId) return current;
@@ -112,7 +110,7 @@ export async function resolveSession(
 export function requireUser(deps: AuthDeps, { mintLogin = false } = {}) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const session = await resolveSession(req, reply, deps, mintLogin);
-    if (session === null) throw unauthorized("log in to the Console first");
+    if (session === null) throw taskflowError("LoginRequired");
     if (MUTATING_METHODS.has(req.method)) assertCsrf(req, session.csrfHash);
     req.consoleUser = { session, roles: rolesOf(deps.directory, session.userId, deps.roleGroups) };
   };
@@ -132,9 +130,11 @@ export function sameSecretOrNull(a: string | undefined, b: string | undefined): 
 export function assertCsrf(req: FastifyRequest, csrfHash: string): void {
   const header = req.headers[CSRF_HEADER];
   if (typeof header !== "string" || header === "") {
-    throw forbidden("a Console request that changes something needs the X-CSRF-Token header");
+    throw taskflowError("CsrfTokenMissing");
   }
   if (!sameSecret(hashCsrf(header), csrfHash)) {
-    throw forbidden("the X-CSRF-Token header is not this session's token");
+    throw taskflowError("CsrfTokenMismatch", {
+      detail: "the X-CSRF-Token header is not this session's token",
+    });
   }
 }

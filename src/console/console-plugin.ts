@@ -8,8 +8,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
-import { notFound } from "../domain/errors.ts";
+import { notFound, taskflowError } from "../domain/errors.ts";
 import type { Coordination, Directory } from "../engine/index.ts";
+import type { Coordination } from "../engine/coordination/coordination-port.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";
 import { codeLoginRoutes } from "./code-login-routes.ts";
@@ -85,7 +87,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       const page = pageFallback(req, reply);
       if (page !== null) return page;
     }
-    throw notFound("Console route", `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`);
+    const route = `${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`;
+    throw taskflowError("RouteNotFound", { detail: `Console route '${route}' was not found` });
   });
 
   await app.register(

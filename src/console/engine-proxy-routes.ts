@@ -6,10 +6,11 @@
  * routes act on the Console's tenant's keys only (tenant-keys.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { forbidden, notFound, validation } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { Directory } from "../engine/index.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import { roleFor } from "./engine-route-roles.ts";
 import { forward, type EngineTarget, type ForwardRequest } from "./engine-forwarder.ts";
 import { holds } from "./roles.ts";
@@ -43,14 +44,15 @@ export function engineProxyRoutes(
 
 async function proxy(req: FastifyRequest, reply: FastifyReply, deps: EngineProxyDeps) {
   const user = req.consoleUser;
-  if (user === undefined) throw unauthorized("log in to the Console first");
+  if (user === undefined) throw taskflowError("LoginRequired");
   const { segments, query } = splitUrl(req.url);
   const role = roleFor(req.method, segments);
   if (role === undefined) {
-    throw notFound("Console route", `${req.method} ${segments.join("/").slice(0, 200)}`);
+    const route = `${req.method} ${segments.join("/").slice(0, 200)}`;
+    throw taskflowError("RouteNotFound", { detail: `Console route '${route}' was not found` });
   }
   if (!holds(user.roles, role)) {
-    throw forbidden(`${req.method} /${segments.join("/")} needs the ${role} role`);
+    throw taskflowError("RoleRequired", { route: `${req.method} /${segments.join("/")}`, role });
   }
   if (!holds(user.roles, "operator")) {
     assertOwnView(segments, query, user.session.userId, deps.directory);
@@ -82,7 +84,7 @@ function splitUrl(url: string): { segments: string[]; query: string } {
   const path = q < 0 ? rest : rest.slice(0, q);
   const segments = path.split("/");
   if (segments.some((s) => !SEGMENT.test(s) || s === "." || s === "..")) {
-    throw validation("an engine path is segments of letters, digits and . _ ~ @ : -");
+    throw taskflowError("InvalidEnginePath");
   }
   return { segments, query: q < 0 ? "" : rest.slice(q + 1) };
 }
@@ -98,13 +100,16 @@ function assertOwnView(
   if (route !== "tasks" && route !== "processes") return;
   const params = new URLSearchParams(query);
   for (const user of params.getAll("user")) {
-    if (user !== userId) throw forbidden("only an operator may read another user's list");
+    if (user !== userId)
+      throw taskflowError("OperatorRequired", {
+        detail: "only an operator may read another user's list",
+      });
   }
   for (const group of params.getAll("group")) {
     // isMember, as the engine's own group rules: the open directory cannot tell members,
     // so there (as over REST with X-Actor-Id) anyone may read a group's tasks.
     if (route !== "tasks" || !directory.isMember(userId, group)) {
-      throw forbidden(`only members of group '${group.slice(0, 128)}' may read its tasks`);
+      throw taskflowError("GroupMembershipRequired", { groupId: group.slice(0, 128) });
     }
   }
 }

@@ -15,10 +15,11 @@
  * its streams within one interval.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { forbidden, TaskflowError, validation } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../domain/limits.ts";
 import type { Directory } from "../engine/index.ts";
 import { requireUser, unauthorized, type AuthDeps } from "./console-auth.ts";
+import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { EngineTarget } from "./engine-forwarder.ts";
 import { LiveFeeds, type LiveList } from "./live-feeds.ts";
 import { LiveStreamCaps, STREAM_CAPS, type StreamCapLimits } from "./live-stream-caps.ts";
@@ -71,17 +72,20 @@ export function liveEventsRoutes(
 function topicOf(req: FastifyRequest): Topic {
   const t = (req.query as Record<string, unknown>).topic;
   const topic = TOPICS.find((x) => x === t);
-  if (topic === undefined) throw validation(`topic must be one of ${TOPICS.join(", ")}`);
+  if (topic === undefined)
+    throw taskflowError("InvalidParameter", {
+      detail: `topic must be one of ${TOPICS.join(", ")}`,
+    });
   return topic;
 }
 
 function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void {
   const { deps, feeds, caps, open } = shared;
   const user = req.consoleUser;
-  if (user === undefined) throw unauthorized("log in to the Console first");
+  if (user === undefined) throw taskflowError("LoginRequired");
   const topic = topicOf(req);
   if (topic !== "inbox" && !holds(user.roles, "operator")) {
-    throw forbidden(`live ${topic} are for operators`);
+    throw taskflowError("OperatorRequired", { detail: `live ${topic} are for operators` });
   }
   const { userId, familyId } = user.session;
   // Every refusal before the slot is taken: a slot is given back only by the stream's end.
@@ -90,12 +94,12 @@ function stream(req: FastifyRequest, reply: FastifyReply, shared: Shared): void 
   if ("refused" in slot) {
     void reply.header("retry-after", String(OVER_CAP_RETRY_S));
     const limits = deps.streamCaps ?? STREAM_CAPS;
-    throw new TaskflowError(
-      "RateLimited",
-      slot.refused === "login"
-        ? `this login already holds ${limits.perLogin} live-event streams; close a Console tab`
-        : `user '${userId}' already holds ${limits.perUser} live-event streams; close a Console tab`,
-    );
+    throw taskflowError("TooManyStreams", {
+      detail:
+        slot.refused === "login"
+          ? `this login already holds ${limits.perLogin} live-event streams; close a Console tab`
+          : `user '${userId}' already holds ${limits.perUser} live-event streams; close a Console tab`,
+    });
   }
   const lists = listsFor(topic, userId, deps.directory, tab);
   const cookies = deps.cookies.read(req);
@@ -169,12 +173,13 @@ function groupOf(
 ): string | null {
   const group = (req.query as Record<string, unknown>).group;
   if (group === undefined) return null;
-  if (topic !== "inbox") throw validation("group is for topic=inbox only");
+  if (topic !== "inbox")
+    throw taskflowError("InvalidParameter", { detail: "group is for topic=inbox only" });
   if (typeof group !== "string" || group.length > MAX_ID_LENGTH || !ID.test(group)) {
-    throw validation("group must be one group id");
+    throw taskflowError("InvalidParameter", { detail: "group must be one group id" });
   }
   if (!directory.isMember(userId, group)) {
-    throw forbidden(`only members of group '${group}' may read its tasks`);
+    throw taskflowError("GroupMembershipRequired", { groupId: group });
   }
   return group;
 }

@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import * as oidc from "openid-client";
 import type { TaskflowConfig } from "../config/config.ts";
 import { OIDC_CALLBACK_PATH } from "../config/parse-console-oidc.ts";
-import { TaskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import { UnavailableError } from "../domain/unavailable.ts";
 import type { Directory, OpaqueTokens, RateLimiters } from "../engine/index.ts";
 import type { ClientAddress } from "./client-address.ts";
@@ -95,7 +95,7 @@ export function oidcLoginRoutes(
     const r = await startsPerAddress.consume(deps.tenant, deps.clientAddress(req));
     if (!r.allowed) {
       void reply.header("retry-after", String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))));
-      throw new TaskflowError("RateLimited", "too many login attempts; try again later");
+      throw taskflowError("TooManyLoginAttempts");
     }
     const provider = await discover(req);
     const verifier = oidc.randomPKCECodeVerifier();

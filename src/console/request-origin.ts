@@ -6,7 +6,7 @@
  * header did not come from a current browser page of ours and is refused.
  */
 import type { FastifyRequest } from "fastify";
-import { forbidden, type TaskflowError } from "../domain/errors.ts";
+import { type TaskflowError, taskflowError } from "../domain/errors.ts";
 
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -22,17 +22,23 @@ export function originRefusal(
   if (!MUTATING_METHODS.has(req.method)) return null;
   const site = req.headers["sec-fetch-site"];
   if (site !== undefined && site !== "same-origin") {
-    return forbidden(`a ${site} request may not change anything in the Console`);
+    return taskflowError("OriginRejected", {
+      detail: `a ${site} request may not change anything in the Console`,
+    });
   }
   const origin = req.headers.origin;
   if (origin === undefined) {
     return site === undefined
-      ? forbidden("a Console request that changes something needs an Origin header")
+      ? taskflowError("OriginRejected", {
+          detail: "a Console request that changes something needs an Origin header",
+        })
       : null;
   }
   return originAllowed(origin, req.headers.host, allowed)
     ? null
-    : forbidden(`origin ${JSON.stringify(origin.slice(0, 100))} may not use this Console`);
+    : taskflowError("OriginRejected", {
+        detail: `origin ${JSON.stringify(origin.slice(0, 100))} may not use this Console`,
+      });
 }
 
 function originAllowed(origin: string, host: string | undefined, allowed: readonly string[]) {

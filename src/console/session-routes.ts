@@ -10,14 +10,8 @@
  * this answer clears the cookies.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { forbidden } from "../domain/errors.ts";
-import {
-  CSRF_HEADER,
-  requireUser,
-  sameSecretOrNull,
-  unauthorized,
-  type AuthDeps,
-} from "./console-auth.ts";
+import { taskflowError } from "../domain/errors.ts";
+import { CSRF_HEADER, requireUser, sameSecretOrNull, type AuthDeps } from "./console-auth.ts";
 import { hashCsrf, sameSecret } from "./console-sessions.ts";
 
 export function sessionRoutes(
@@ -28,7 +22,7 @@ export function sessionRoutes(
   // The page's first call: behind a trusted proxy, this is where a login is issued.
   app.get("/session", { preHandler: requireUser(deps, { mintLogin: true }) }, (req) => {
     const user = req.consoleUser;
-    if (user === undefined) throw unauthorized("log in to the Console first");
+    if (user === undefined) throw taskflowError("LoginRequired");
     const cookie = deps.cookies.read(req).csrf;
     // The token itself lives only in the cookie; it is handed back when it is this login's.
     const csrfToken =
@@ -45,15 +39,18 @@ export function sessionRoutes(
   app.post("/auth/refresh", async (req, reply) => {
     const c = deps.cookies.read(req);
     const csrf = doubleSubmitted(req, c.csrf);
-    if (c.refresh === undefined) throw unauthorized("no Console login to refresh");
+    if (c.refresh === undefined) throw taskflowError("NoLoginToRefresh");
     const r = await deps.sessions.refresh(c.refresh, csrf, c.session);
-    if (r.outcome === "csrf") throw forbidden("the X-CSRF-Token header is not this login's token");
+    if (r.outcome === "csrf")
+      throw taskflowError("CsrfTokenMismatch", {
+        detail: "the X-CSRF-Token header is not this login's token",
+      });
     if (r.outcome !== "refreshed") {
       deps.cookies.clear(reply);
       if (r.outcome === "reused") {
         req.log.warn("console: a rotated refresh token was presented again; its login is revoked");
       }
-      throw unauthorized("the Console login has ended; log in again");
+      throw taskflowError("LoginEnded");
     }
     deps.cookies.set(reply, r.login);
     return { userId: r.userId, csrfToken: r.login.csrf };
@@ -74,7 +71,7 @@ function doubleSubmitted(req: FastifyRequest, cookie: string | undefined): strin
   const header = req.headers[CSRF_HEADER];
   const value = typeof header === "string" ? header : undefined;
   if (value === undefined || cookie === undefined || sameSecretOrNull(value, cookie) !== true) {
-    throw forbidden("a Console request that changes something needs the X-CSRF-Token header");
+    throw taskflowError("CsrfTokenMissing");
   }
   return value;
 }

@@ -16,7 +16,7 @@
  * - Any other `keys/…` route is not forwarded (404).
  */
 import { randomUUID } from "node:crypto";
-import { forbidden, notFound, validation } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import type { EngineTarget, ForwardAnswer, ForwardRequest } from "./engine-forwarder.ts";
 import { forward } from "./engine-forwarder.ts";
 
@@ -51,10 +51,12 @@ export async function forwardTenantKeys(
   ) {
     const owner = await tenantOfKey(engine, r, id);
     if (owner.answer !== undefined) return owner.answer;
-    if (owner.tenant !== tenant) throw notFound("API key", id);
+    if (owner.tenant !== tenant)
+      throw taskflowError("ApiKeyNotFound", { what: "API key", keyId: id });
     return forward(engine, r);
   }
-  throw notFound("Console route", `${r.method} ${segments.join("/").slice(0, 200)}`);
+  const route = `${r.method} ${segments.join("/").slice(0, 200)}`;
+  throw taskflowError("RouteNotFound", { detail: `Console route '${route}' was not found` });
 }
 
 /** The create body with the Console's tenant; refused when it asks for another scope. */
@@ -63,17 +65,18 @@ function scopedBody(body: Buffer | undefined, tenant: string): Buffer {
   try {
     parsed = JSON.parse(body?.toString("utf8") ?? "");
   } catch {
-    throw validation("the body must be a JSON object");
+    throw taskflowError("BodyNotObject");
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw validation("the body must be a JSON object");
+    throw taskflowError("BodyNotObject");
   }
   const asked: unknown = (parsed as Record<string, unknown>).tenant;
   if (asked !== undefined && asked !== tenant) {
-    throw forbidden(
-      `this Console mints keys of tenant '${tenant}' only` +
+    throw taskflowError("TenantKeysOnly", {
+      detail:
+        `this Console mints keys of tenant '${tenant}' only` +
         (asked === null ? ", never a key of every tenant" : ""),
-    );
+    });
   }
   return Buffer.from(JSON.stringify({ ...parsed, tenant }));
 }

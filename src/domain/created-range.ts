@@ -3,7 +3,7 @@
  * `until` exclusive, epoch milliseconds, either end optional. Half-open, so
  * consecutive windows (a day, the next day) neither overlap nor leave a gap.
  */
-import { validation } from "./errors.ts";
+import { taskflowError } from "./errors.ts";
 
 export interface CreatedRange {
   /** Created at or after (the API's `createdAfter`). */
@@ -19,10 +19,14 @@ export function checkCreatedRange({ from, until }: CreatedRange): void {
     ["createdBefore", until],
   ] as const) {
     if (v !== undefined && !Number.isSafeInteger(v)) {
-      throw validation(`${name} must be a time (epoch milliseconds)`);
+      throw taskflowError("InvalidParameter", {
+        detail: `${name} must be a time (epoch milliseconds)`,
+      });
     }
   }
   if (from !== undefined && until !== undefined && from > until) {
-    throw validation("createdAfter must not be later than createdBefore");
+    throw taskflowError("InvalidParameter", {
+      detail: "createdAfter must not be later than createdBefore",
+    });
   }
 }

@@ -2,7 +2,7 @@
  * Durations as workflow code writes them: a number of milliseconds or a string
  * such as "500ms", "30s", "5m", "2h", "7d" (also compound: "1h30m").
  */
-import { validation } from "./errors.ts";
+import { taskflowError } from "./errors.ts";
 
 export type Duration = number | string;
 
@@ -20,7 +20,8 @@ const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/gy;
 /** Milliseconds in `d`; throws a Validation error for anything else. */
 export function toMs(d: Duration): number {
   if (typeof d === "number") {
-    if (!Number.isFinite(d) || d < 0) throw validation(`invalid duration ${d}`);
+    if (!Number.isFinite(d) || d < 0)
+      throw taskflowError("InvalidDuration", { detail: `invalid duration ${d}` });
     return d;
   }
   const text = d.trim();
@@ -33,7 +34,9 @@ export function toMs(d: Duration): number {
     matched = PART.lastIndex;
   }
   if (text === "" || matched !== text.length) {
-    throw validation(`invalid duration '${d}': use ms or e.g. "500ms", "30s", "2h", "7d"`);
+    throw taskflowError("InvalidDuration", {
+      detail: `invalid duration '${d}': use ms or e.g. "500ms", "30s", "2h", "7d"`,
+    });
   }
   return Math.round(total);
 }

@@ -9,7 +9,7 @@
  *   PostgreSQL and MariaDB get one U+FFFD for it, SQLite three.
  * Both are refused wherever caller text enters: strings and object keys alike.
  */
-import { validation } from "./errors.ts";
+import { taskflowError } from "./errors.ts";
 
 /** A NUL, or a high surrogate not followed by a low one, or a low one not preceded by a high one. */
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for
@@ -89,5 +89,5 @@ const truncate = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
 /** For the engine's own entry points (an app embedding it has no HTTP layer in front). */
 export function assertStorableText(value: unknown, root: string): void {
   const found = findUnstorableText(value, root);
-  if (found !== null) throw validation(found);
+  if (found !== null) throw taskflowError("UnstorableText", { detail: found });
 }

@@ -1,5 +1,5 @@
 import type { AssigneeKind, TaskAssignee } from "./assignee.ts";
-import { conflict, forbidden, notOpen } from "./errors.ts";
+import { taskflowError } from "./errors.ts";
 import type { Vars } from "./vars.ts";
 
 export type TaskStatus = "open" | "claimed" | "done" | "cancelled";
@@ -69,12 +69,13 @@ export const isFinished = (s: TaskStatus) => s === "done" || s === "cancelled";
  * (marking it as being worked on).
  */
 export function assertClaimable(t: Task) {
-  if (t.status !== "open") throw notOpen(`task '${t.id}' is ${t.status}, not open`);
+  if (t.status === "claimed") throw taskflowError("TaskAlreadyClaimed", { taskId: t.id });
+  if (t.status !== "open") throw taskflowError("TaskNotOpen", { taskId: t.id, status: t.status });
 }
 
 export function assertMayClaim(t: Task, actor: string, isMember: (group: string) => boolean) {
   if (t.assigneeKind === "group" ? !isMember(t.assigneeId) : t.assigneeId !== actor) {
-    throw forbidden(`actor '${actor}' may not claim task '${t.id}'`);
+    throw taskflowError("ClaimNotPermitted", { actorId: actor, taskId: t.id });
   }
 }
 
@@ -84,11 +85,12 @@ export function assertCanClaim(t: Task, actor: string, isMember: (group: string)
 }
 
 export function assertReleasable(t: Task) {
-  if (t.status !== "claimed") throw notOpen(`task '${t.id}' is ${t.status}, not claimed`);
+  if (t.status !== "claimed")
+    throw taskflowError("TaskNotClaimedForRelease", { taskId: t.id, status: t.status });
 }
 
 export function assertMayRelease(t: Task, actor: string) {
-  if (t.claimedBy !== actor) throw forbidden(`only the claimer may release task '${t.id}'`);
+  if (t.claimedBy !== actor) throw taskflowError("NotClaimer", { taskId: t.id });
 }
 
 export function assertCanRelease(t: Task, actor: string) {
@@ -103,17 +105,17 @@ export function assertCanRelease(t: Task, actor: string) {
  * group task only by its claimer.
  */
 export function assertCompletable(t: Task) {
-  if (isFinished(t.status)) throw notOpen(`task '${t.id}' is ${t.status}`);
+  if (isFinished(t.status)) throw taskflowError("TaskFinished", { taskId: t.id, status: t.status });
   if (t.assigneeKind !== "user" && t.status === "open")
-    throw conflict(`group task '${t.id}' must be claimed before it is completed`);
+    throw taskflowError("TaskNotClaimed", { taskId: t.id });
 }
 
 export function assertMayComplete(t: Task, actor: string) {
   if (t.assigneeKind === "user") {
-    if (t.assigneeId !== actor) throw forbidden(`task '${t.id}' is assigned to another user`);
+    if (t.assigneeId !== actor) throw taskflowError("AssignedToOther", { taskId: t.id });
     return;
   }
-  if (t.claimedBy !== actor) throw forbidden(`task '${t.id}' is claimed by another user`);
+  if (t.claimedBy !== actor) throw taskflowError("ClaimedByOther", { taskId: t.id });
 }
 
 export function assertCanComplete(t: Task, actor: string) {

@@ -3,7 +3,7 @@
  * to its backend, so a bad name or TTL is the same Validation error on every
  * backend (never a driver error, never a 500).
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
 import {
   MAX_COORDINATION_KEY_LENGTH,
@@ -14,19 +14,21 @@ const TENANT = new RegExp(TENANT_PATTERN);
 
 export function checkTenant(tenant: string): void {
   if (typeof tenant !== "string" || !TENANT.test(tenant)) {
-    throw validation(`tenant '${String(tenant).slice(0, 80)}' is not a valid tenant id`);
+    throw taskflowError("InvalidArgument", {
+      detail: `tenant '${String(tenant).slice(0, 80)}' is not a valid tenant id`,
+    });
   }
 }
 
 /** A lock name, counter key or cache key: 1–512 characters. */
 export function checkKey(what: string, key: string): void {
   if (typeof key !== "string" || key.length === 0) {
-    throw validation(`${what} must be a non-empty string`);
+    throw taskflowError("InvalidArgument", { detail: `${what} must be a non-empty string` });
   }
   if (key.length > MAX_COORDINATION_KEY_LENGTH) {
-    throw validation(
-      `${what} is ${key.length} characters; at most ${MAX_COORDINATION_KEY_LENGTH} are allowed`,
-    );
+    throw taskflowError("InvalidArgument", {
+      detail: `${what} is ${key.length} characters; at most ${MAX_COORDINATION_KEY_LENGTH} are allowed`,
+    });
   }
 }
 
@@ -34,15 +36,17 @@ export function checkKey(what: string, key: string): void {
 export function checkDuration(what: string, ms: number, zeroAllowed = false): void {
   const min = zeroAllowed ? 0 : 1;
   if (!Number.isInteger(ms) || ms < min || ms > MAX_COORDINATION_TTL_MS) {
-    throw validation(
-      `${what} must be a whole number of milliseconds from ${min} to ${MAX_COORDINATION_TTL_MS}; got ${String(ms)}`,
-    );
+    throw taskflowError("InvalidArgument", {
+      detail: `${what} must be a whole number of milliseconds from ${min} to ${MAX_COORDINATION_TTL_MS}; got ${String(ms)}`,
+    });
   }
 }
 
 /** Points to consume or a cap: a whole number ≥ 1. */
 export function checkPoints(what: string, n: number): void {
   if (!Number.isSafeInteger(n) || n < 1) {
-    throw validation(`${what} must be a whole number ≥ 1; got ${String(n)}`);
+    throw taskflowError("InvalidArgument", {
+      detail: `${what} must be a whole number ≥ 1; got ${String(n)}`,
+    });
   }
 }

@@ -3,7 +3,7 @@
  * per-subject budget for issuing (so nobody can mail-bomb a person or farm
  * fresh attempt caps by asking for code after code).
  */
-import { TaskflowError, validation } from "../../domain/errors.ts";
+import { TaskflowError, validation, taskflowError } from "../../domain/errors.ts";
 import type { IssueCodeOptions } from "../../engine/coordination/one-time-codes-port.ts";
 import type { RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
@@ -29,9 +29,12 @@ export function codeSettings(o: IssueCodeOptions): Required<IssueCodeOptions> {
   };
   checkDuration("ttlMs", s.ttlMs);
   checkPoints("maxAttempts", s.maxAttempts);
-  if (s.maxAttempts > 100) throw validation("maxAttempts must be at most 100");
+  if (s.maxAttempts > 100)
+    throw taskflowError("InvalidArgument", { detail: "maxAttempts must be at most 100" });
   if (!Number.isInteger(s.digits) || s.digits < 6 || s.digits > 12) {
-    throw validation(`digits must be a whole number from 6 to 12; got ${String(s.digits)}`);
+    throw taskflowError("InvalidArgument", {
+      detail: `digits must be a whole number from 6 to 12; got ${String(s.digits)}`,
+    });
   }
   return s;
 }
@@ -44,10 +47,7 @@ export function codeIssueLimiter(limiters: RateLimiters) {
       const r = await limiter.consume(tenant, sha256Hex(`${purpose}\u0000${subject}`));
       if (!r.allowed) {
         const seconds = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
-        throw new TaskflowError(
-          "RateLimited",
-          `too many codes issued for this subject; retry after ${seconds} s`,
-        );
+        throw taskflowError("TooManyCodes", { seconds });
       }
     },
   };

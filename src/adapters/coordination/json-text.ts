@@ -3,7 +3,7 @@
  * text means compare-and-set compares the same bytes everywhere, and a caller
  * that mutates an object after storing it never changes the cached copy.
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { MAX_CACHE_VALUE_BYTES } from "../../engine/coordination/limits.ts";
 import type { JsonValue } from "../../engine/coordination/ttl-cache-port.ts";
 
@@ -13,11 +13,18 @@ export function jsonText(value: JsonValue): string {
   try {
     text = JSON.stringify(value);
   } catch (e) {
-    throw validation(`cache value is not JSON: ${(e as Error).message}`);
+    throw taskflowError("InvalidArgument", {
+      detail: `cache value is not JSON: ${(e as Error).message}`,
+    });
   }
-  if (text === undefined) throw validation("cache value is not JSON (undefined or a function)");
+  if (text === undefined)
+    throw taskflowError("InvalidArgument", {
+      detail: "cache value is not JSON (undefined or a function)",
+    });
   if (Buffer.byteLength(text, "utf8") > MAX_CACHE_VALUE_BYTES) {
-    throw validation(`cache value is larger than ${MAX_CACHE_VALUE_BYTES} bytes as JSON`);
+    throw taskflowError("InvalidArgument", {
+      detail: `cache value is larger than ${MAX_CACHE_VALUE_BYTES} bytes as JSON`,
+    });
   }
   return text;
 }

@@ -7,7 +7,7 @@
  * found it taken or the session dropped), or close(). Only the ends that are
  * not release() abort the signal: a holder that gave the lock up knows.
  */
-import { validation } from "../../domain/errors.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import type { AcquireOptions, LockHandle } from "../../engine/coordination/locks-port.ts";
 import { DEFAULT_LOCK_LEASE_MS, DEFAULT_LOCK_WAIT_MS } from "../../engine/coordination/limits.ts";
 import { checkDuration, checkKey, checkTenant } from "./check-input.ts";
@@ -32,7 +32,8 @@ export function checkAcquire(tenant: string, name: string, options?: AcquireOpti
 export function checkIsCurrent(tenant: string, name: string, token: bigint): void {
   checkTenant(tenant);
   checkKey("lock name", name);
-  if (typeof token !== "bigint") throw validation("token must be a bigint");
+  if (typeof token !== "bigint")
+    throw taskflowError("InvalidArgument", { detail: "token must be a bigint" });
 }
 
 /** Between two tries at a held lock: 20–60 ms, jittered so waiters do not move in step. */

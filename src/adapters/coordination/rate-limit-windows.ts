@@ -12,11 +12,8 @@
  * points were spread evenly; two integers per key is what makes it one
  * upsert of one row (see sql-rate-limiters.ts).
  */
-import { validation } from "../../domain/errors.ts";
-import type {
-  RateLimiterOptions,
-  WindowKind,
-} from "../../engine/coordination/rate-limiter-port.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
+import type { RateLimiterOptions, WindowKind } from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
 
 export interface LimiterSpec {
@@ -32,7 +29,9 @@ export function limiterSpec(options: RateLimiterOptions): LimiterSpec {
   checkDuration("rate limiter window", options.windowMs);
   const window = options.window ?? "fixed";
   if (window !== "fixed" && window !== "sliding") {
-    throw validation(`rate limiter window must be fixed or sliding; got ${String(window)}`);
+    throw taskflowError("InvalidArgument", {
+      detail: `rate limiter window must be fixed or sliding; got ${String(window)}`,
+    });
   }
   return { name: options.name, points: options.points, windowMs: options.windowMs, window };
 }

@@ -3,7 +3,7 @@
  * token is usable, and when cleanup may forget one. `data` is small by design
  * (a key's name and tenant scope, a session's user): 4 KiB as JSON at most.
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type {
   IssueTokenOptions,
   TokenInfo,
@@ -22,7 +22,9 @@ export function checkIssue(tenant: string, o: IssueTokenOptions): string {
   if (o.ttlMs !== undefined) checkDuration("ttlMs", o.ttlMs);
   const data = JSON.stringify(o.data ?? {});
   if (Buffer.byteLength(data, "utf8") > MAX_TOKEN_DATA_BYTES) {
-    throw validation(`token data is larger than ${MAX_TOKEN_DATA_BYTES} bytes as JSON`);
+    throw taskflowError("InvalidArgument", {
+      detail: `token data is larger than ${MAX_TOKEN_DATA_BYTES} bytes as JSON`,
+    });
   }
   return data;
 }
@@ -31,7 +33,9 @@ export function checkPresented(tenant: string, purpose: string, token: string): 
   checkTenant(tenant);
   checkKey("purpose", purpose);
   if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_TEXT_LENGTH) {
-    throw validation("token must be a non-empty string of at most 512 characters");
+    throw taskflowError("InvalidArgument", {
+      detail: "token must be a non-empty string of at most 512 characters",
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * DATABASE_URL parsing: which backend, and a printable form without the password.
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { StoreDialectName } from "./dialects/store-dialect.ts";
 
 /** An empty DATABASE_URL means the embedded default. */
@@ -13,10 +13,11 @@ export function backendOf(databaseUrl: string): StoreDialectName {
   if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
   if (/^(mysql|mariadb):\/\//i.test(url)) return "mysql";
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1] ?? "(none)";
-  throw validation(
-    `DATABASE_URL: unsupported scheme '${scheme}' (use sqlite:<path>, sqlite::memory:, ` +
+  throw taskflowError("InvalidDatabaseUrl", {
+    detail:
+      `DATABASE_URL: unsupported scheme '${scheme}' (use sqlite:<path>, sqlite::memory:, ` +
       `postgres://…, postgresql://…, mysql://… or mariadb://…)`,
-  );
+  });
 }
 
 /**
@@ -29,7 +30,9 @@ export function sqlitePathOf(databaseUrl: string): string {
   let path = url.slice("sqlite:".length);
   if (path.startsWith("//")) path = path.slice(2);
   if (path === "") {
-    throw validation("DATABASE_URL: 'sqlite:' needs a path, e.g. sqlite:./taskflow.db");
+    throw taskflowError("InvalidDatabaseUrl", {
+      detail: "DATABASE_URL: 'sqlite:' needs a path, e.g. sqlite:./taskflow.db",
+    });
   }
   return path;
 }

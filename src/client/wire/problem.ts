@@ -1,5 +1,6 @@
 /** The `application/problem+json` body of every refusal (RFC 9457; docs/api.md, "Errors"). */
 import { ErrorCodes } from "../../domain/errors.ts";
+import type { ProblemReason } from "../problem-reasons.ts";
 
 /**
  * The engine's error catalogue, from the pure domain layer — the one thing the
@@ -35,7 +36,7 @@ export interface Problem {
   detail: string;
   code: ProblemCode;
   /** The situation within `code` (e.g. `RootClosed` of a `Conflict`); missing from older servers. */
-  reason?: string;
+  reason?: ProblemReason;
   /** Every finding of a rejected document; only on such a `Validation`. */
   errors?: ProblemFieldError[];
 }

@@ -12,7 +12,7 @@
  * caps a TTL at 30 days (a bound meant for sessions), while API keys commonly
  * live a quarter or a year.
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
 import type { OpaqueTokens, TokenInfo } from "./opaque-tokens-port.ts";
 
@@ -69,15 +69,19 @@ export class ApiKeys {
   async create(options: CreateApiKeyOptions, now = new Date()): Promise<CreatedApiKey> {
     const { name, tenant = null, expiresAt = null } = options;
     if (!NAME.test(name) || name.trim() === "") {
-      throw validation("a key name must be 1 to 128 printable characters");
+      throw taskflowError("InvalidApiKeyRequest", {
+        detail: "a key name must be 1 to 128 printable characters",
+      });
     }
     if (tenant !== null && !TENANT.test(tenant)) {
-      throw validation(
-        `tenant '${tenant.slice(0, 80)}' is not a valid tenant id (${TENANT_PATTERN})`,
-      );
+      throw taskflowError("InvalidApiKeyRequest", {
+        detail: `tenant '${tenant.slice(0, 80)}' is not a valid tenant id (${TENANT_PATTERN})`,
+      });
     }
     if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
-      throw validation(`the expiry ${expiresAt.toISOString()} is not in the future`);
+      throw taskflowError("InvalidApiKeyRequest", {
+        detail: `the expiry ${expiresAt.toISOString()} is not in the future`,
+      });
     }
     const issued = await this.tokens.issue(SYSTEM_TENANT, {
       purpose: API_KEY_PURPOSE,

@@ -7,7 +7,7 @@
  * MAX_DEFINITION_DEPTH, text without NUL or unpaired surrogates.
  */
 import { parseDocument } from "yaml";
-import { invalidDocument, type FieldError } from "../../domain/errors.ts";
+import { documentError, type FieldError } from "../../domain/errors.ts";
 import { unstorableReason } from "../../domain/storable-text.ts";
 import { isRecord, pointer } from "./json-pointer.ts";
 
@@ -19,7 +19,12 @@ export type DefinitionFormat = "json" | "yaml";
 export function parseDefinitionText(text: string, format: DefinitionFormat): unknown {
   const value = format === "json" ? parseJson(text) : parseYaml(text);
   const errors = notJson(value);
-  if (errors.length > 0) throw invalidDocument("the definition is not plain JSON data", errors);
+  if (errors.length > 0)
+    throw documentError(
+      "InvalidDefinition",
+      { detail: "the definition is not plain JSON data" },
+      errors,
+    );
   return value;
 }
 
@@ -31,7 +36,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw invalidDocument("the definition is not valid JSON", [
+    throw documentError("InvalidDefinition", { detail: "the definition is not valid JSON" }, [
       { pointer: "", reason: (e as Error).message },
     ]);
   }
@@ -41,8 +46,9 @@ function parseYaml(text: string): unknown {
   // Aliases are capped (the "billion laughs" document); a duplicate key is an error, not a silent overwrite.
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw invalidDocument(
-      "the definition is not valid YAML",
+    throw documentError(
+      "InvalidDefinition",
+      { detail: "the definition is not valid YAML" },
       doc.errors.slice(0, 20).map((e) => ({
         pointer: "",
         reason: (e.message.split("\n")[0] ?? e.message).replace(/:$/, ""),
@@ -52,7 +58,7 @@ function parseYaml(text: string): unknown {
   try {
     return doc.toJS({ maxAliasCount: 100 }) as unknown;
   } catch (e) {
-    throw invalidDocument("the definition is not valid YAML", [
+    throw documentError("InvalidDefinition", { detail: "the definition is not valid YAML" }, [
       { pointer: "", reason: (e as Error).message },
     ]);
   }

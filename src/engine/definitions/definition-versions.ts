@@ -5,7 +5,7 @@
  */
 import type { DefinitionVersion, VersionSummary } from "../../domain/definition-version.ts";
 import { DRAFT_VERSION } from "../../domain/definition-version.ts";
-import { conflict, invalidDocument, notFound, type FieldError } from "../../domain/errors.ts";
+import { documentError, taskflowError, type FieldError } from "../../domain/errors.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 import type { Clock } from "../clock-port.ts";
 import type { CodeNames } from "./code-names.ts";
@@ -122,7 +122,7 @@ export class DefinitionVersions {
     let draftBody: string | undefined;
     if (source === undefined) {
       const draft = await this.store.getVersion(ctx.tenantId, key, DRAFT_VERSION);
-      if (!draft) throw notFound("draft of definition", key);
+      if (!draft) throw taskflowError("DraftNotFound", { key });
       draftBody = draft.body;
       source = JSON.parse(draft.body) as unknown;
     }
@@ -141,7 +141,7 @@ export class DefinitionVersions {
       sameAsHead: (head) => definitionDiff(JSON.parse(head.body), definition).length === 0,
     });
     if (!outcome.published) {
-      throw conflict(`the draft of '${key}' changed while it was being published; publish again`);
+      throw taskflowError("DraftChanged", { key });
     }
     // Unchanged: the heads are as they were, and so are the routes.
     if (outcome.unchanged === true) return { key, version: outcome.version, unchanged: true };
@@ -152,14 +152,15 @@ export class DefinitionVersions {
   /** Retracts a published version: no new runs start on it; it stays readable. Idempotent. */
   async retract(ctx: TenantContext, key: string, version: number): Promise<DefinitionVersion> {
     const outcome = await this.store.retractVersion({ tenantId: ctx.tenantId, key, version });
-    if (outcome === "missing") throw notFound("version of definition", `${key}@${version}`);
+    if (outcome === "missing") throw taskflowError("VersionNotFound", { key, version });
     if (outcome === "retracted") await this.headsChanged(ctx.tenantId, key);
     return this.get(ctx, key, version);
   }
 
   async list(ctx: TenantContext, key: string): Promise<VersionSummary[]> {
     const versions = await this.store.listVersions(ctx.tenantId, key);
-    if (versions.length === 0) throw notFound("definition with versions", key);
+    if (versions.length === 0)
+      throw taskflowError("NoPublishedVersion", { what: "definition with versions", key });
     return versions;
   }
 
@@ -168,7 +169,7 @@ export class DefinitionVersions {
       which === "latest"
         ? await this.store.latestPublished(ctx.tenantId, key)
         : await this.store.getVersion(ctx.tenantId, key, which === "draft" ? DRAFT_VERSION : which);
-    if (!v) throw notFound("version of definition", `${key}@${which}`);
+    if (!v) throw taskflowError("VersionNotFound", { key, version: which });
     return v;
   }
 
@@ -198,7 +199,7 @@ export class DefinitionVersions {
       errors.unshift({ pointer: "/key", reason: `must be the key in the path ('${key}')` });
     }
     if (errors.length > 0 || !result.valid) {
-      throw invalidDocument(`the definition has ${errors.length} error(s)`, errors);
+      throw definitionErrors(errors);
     }
     return result.definition;
   }
@@ -214,7 +215,7 @@ function checkRoutes(definition: ProcessDefinition, heads: PublishedHead[]): voi
   const { publishedTriggers } = publishContext(definition.key, heads);
   const errors = triggerErrors(definition, publishedTriggers);
   if (errors.length > 0) {
-    throw invalidDocument(`the definition has ${errors.length} error(s)`, errors);
+    throw definitionErrors(errors);
   }
 }
 
@@ -231,3 +232,11 @@ function publishContext(key: string, heads: PublishedHead[]): ValidationContext 
   }
   return { definitions, publishedTriggers };
 }
+
+/** A definition refused with every finding. */
+const definitionErrors = (errors: readonly FieldError[]) =>
+  documentError(
+    "InvalidDefinition",
+    { detail: `the definition has ${errors.length} error(s)` },
+    errors,
+  );

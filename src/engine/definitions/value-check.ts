@@ -15,7 +15,7 @@
  *   by a check that stops at its first finding, and only a small one by the
  *   check that collects them all; either way at most maxFindings are listed.
  */
-import { TaskflowError, type FieldError } from "../../domain/errors.ts";
+import { type FieldError, taskflowError } from "../../domain/errors.ts";
 import { firstFindingCheck, type CompiledSchema } from "./schema-compiler.ts";
 
 export const VALUE_LIMITS = {
@@ -79,10 +79,7 @@ export function valueFindings(
 ): FieldError[] {
   const work = valueWork(compiled.levels, value);
   if (work > VALUE_LIMITS.maxWork) {
-    throw new TaskflowError(
-      "TooLarge",
-      `${what} are too large to check against their schema: checking them costs more than the ${VALUE_LIMITS.maxWork} units of work allowed (each value node counts 1 plus the subschemas and keywords that apply at its depth); send a smaller value or simplify the schema`,
-    );
+    throw taskflowError("ValueTooCostly", { what, maxWork: VALUE_LIMITS.maxWork });
   }
   const all = work <= VALUE_LIMITS.listAllWork;
   const check = all ? compiled.check : firstFindingCheck(compiled);

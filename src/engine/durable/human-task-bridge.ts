@@ -7,7 +7,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { AssigneeRequest } from "../../domain/assignee.ts";
-import { notFound, validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
@@ -95,12 +95,9 @@ export function humanTaskBridge(
     async assign(tenantId, rootInstanceId, assignee, vars) {
       const root = await store.getInstance(tenantId, rootInstanceId);
       // A TaskflowError, so it fails the run as before: a replay cannot bring the root back.
-      if (!root) throw notFound("root instance of the run", rootInstanceId);
+      if (!root) throw taskflowError("RootInstanceNotFound", { instanceId: rootInstanceId });
       if (directory?.checksIds && !directory.userExists(root.startedBy)) {
-        throw validation(
-          `the run was started by '${root.startedBy}', whom the directory (WF_USERS) does not ` +
-            `know: ctx.humanTask assigns on the starter's behalf, so it cannot assign`,
-        );
+        throw taskflowError("UnknownStarter", { userId: root.startedBy });
       }
       const r = await engine.assign(
         { tenantId, actorId: root.startedBy },

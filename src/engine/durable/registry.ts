@@ -1,5 +1,5 @@
 /** Workflow name → definition. Versioning of running code is ctx.patched(), not names. */
-import { conflict, notFound } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { isWorkflowDefinition, type AnyWorkflowDefinition } from "./types.ts";
 
 export class WorkflowRegistry {
@@ -12,7 +12,7 @@ export class WorkflowRegistry {
   register(def: AnyWorkflowDefinition): this {
     const known = this.byName.get(def.name);
     if (known !== undefined && known !== def) {
-      throw conflict(`workflow '${def.name}' is registered twice`);
+      throw taskflowError("WorkflowRegisteredTwice", { name: def.name });
     }
     this.byName.set(def.name, def);
     return this;
@@ -36,7 +36,8 @@ export class WorkflowRegistry {
 
   require(name: string): AnyWorkflowDefinition {
     const d = this.byName.get(name);
-    if (d === undefined) throw notFound("workflow", name);
+    if (d === undefined)
+      throw taskflowError("WorkflowNotFound", { detail: `workflow '${name}' was not found` });
     return d;
   }
 

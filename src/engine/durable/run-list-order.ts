@@ -5,7 +5,7 @@
  * reads a list in; its cursor holds both, as "<createdAt>:<id>", since a
  * caller's own ids ("order-1042") do not follow time.
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { MAX_RUN_ID_LENGTH, type Run } from "../../domain/run.ts";
 
 export const RUN_LIST_ORDERS = ["oldest", "newest"] as const;
@@ -22,7 +22,9 @@ const NEWEST_CURSOR = /^(\d{1,15}):(.+)$/s;
 export function parseOrder(order: string | undefined): RunListOrder {
   if (order === undefined || order === "oldest") return "oldest";
   if (order === "newest") return "newest";
-  throw validation(`order must be one of ${RUN_LIST_ORDERS.join(", ")}`);
+  throw taskflowError("InvalidParameter", {
+    detail: `order must be one of ${RUN_LIST_ORDERS.join(", ")}`,
+  });
 }
 
 /** The position a newest-first cursor names; a 400 for anything else (an oldest-first cursor too). */
@@ -30,7 +32,9 @@ export function parseNewestCursor(cursor: string): RunPosition {
   const m = NEWEST_CURSOR.exec(cursor);
   const id = m?.[2];
   if (m === null || id === undefined || id.length > MAX_RUN_ID_LENGTH) {
-    throw validation("malformed cursor (not one of an order=newest page)");
+    throw taskflowError("MalformedCursor", {
+      detail: "malformed cursor (not one of an order=newest page)",
+    });
   }
   return { createdAt: Number(m[1]), id };
 }

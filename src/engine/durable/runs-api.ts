@@ -3,7 +3,7 @@
  * history, list, signal, cancel. The server and embedding apps call these.
  */
 import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
-import { conflict, notFound, TaskflowError, validation } from "../../domain/errors.ts";
+import { TaskflowError, taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import {
@@ -168,7 +168,7 @@ export class DurableRuns {
 
   async get(tenantId: string, id: string): Promise<Run> {
     const r = await this.store.getRun(tenantId, id);
-    if (r === undefined) throw notFound("run", id);
+    if (r === undefined) throw taskflowError("RunNotFound", { runId: id });
     return r;
   }
 
@@ -186,7 +186,7 @@ export class DurableRuns {
   async historyPage(tenantId: string, id: string, q: HistoryRequest = {}): Promise<HistoryPage> {
     const limit = q.limit ?? MAX_HISTORY_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_PAGE) {
-      throw validation(`limit must be 1–${MAX_HISTORY_PAGE}`);
+      throw taskflowError("InvalidParameter", { detail: `limit must be 1–${MAX_HISTORY_PAGE}` });
     }
     const after = q.cursor === undefined ? undefined : parseHistoryCursor(q.cursor);
     const r = await this.get(tenantId, id);
@@ -208,22 +208,26 @@ export class DurableRuns {
 
   async list(tenantId: string, q: RunListRequest): Promise<RunPage> {
     if (q.status !== undefined && !RunStatuses.includes(q.status as RunStatus)) {
-      throw validation(`status must be one of ${RunStatuses.join(", ")}`);
+      throw taskflowError("InvalidParameter", {
+        detail: `status must be one of ${RunStatuses.join(", ")}`,
+      });
     }
     const by = q.startedBy;
     if (by !== undefined && (by.length > MAX_ID_LENGTH || !ID_RE.test(by))) {
-      throw validation(`startedBy must be a user id of 1–${MAX_ID_LENGTH} characters`);
+      throw taskflowError("InvalidParameter", {
+        detail: `startedBy must be a user id of 1–${MAX_ID_LENGTH} characters`,
+      });
     }
     checkCreatedRange(q.created ?? {});
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw validation(`limit must be 1–${MAX_PAGE_SIZE}`);
+      throw taskflowError("InvalidParameter", { detail: `limit must be 1–${MAX_PAGE_SIZE}` });
     }
     const order = parseOrder(q.order);
     const newest = order === "newest";
     const cursor = q.cursor;
     if (!newest && cursor !== undefined && (cursor === "" || cursor.length > MAX_RUN_ID_LENGTH)) {
-      throw validation("malformed cursor");
+      throw taskflowError("MalformedCursor", { detail: "malformed cursor" });
     }
     const items = await this.store.listRuns({
       tenantId,
@@ -245,19 +249,19 @@ export class DurableRuns {
   }
 
   async signal(tenantId: string, id: string, name: string, payload: unknown): Promise<void> {
-    if (name === "" || name.length > MAX_NAME_LENGTH) throw validation("invalid signal name");
+    if (name === "" || name.length > MAX_NAME_LENGTH)
+      throw taskflowError("InvalidSignalName", { detail: "invalid signal name" });
     // "__task:…" and "__child:…" are the runtime's own wake-ups: not for callers.
-    if (name.startsWith("__")) throw validation("signal names starting with '__' are reserved");
+    if (name.startsWith("__"))
+      throw taskflowError("InvalidSignalName", {
+        detail: "signal names starting with '__' are reserved",
+      });
     assertStorableText(name, "signal name");
     assertStorableText(payload, "payload");
     const max = this.limits.maxSignalBytes;
     const bytes = Buffer.byteLength(JSON.stringify(payload ?? null), "utf8");
     if (max > 0 && bytes > max) {
-      throw new TaskflowError(
-        "TooLarge",
-        `the signal's payload is ${bytes} bytes; a signal carries at most ${max} ` +
-          `(WF_SIGNAL_MAX_BYTES): store large data elsewhere and signal its reference`,
-      );
+      throw taskflowError("SignalTooLarge", { bytes, max });
     }
     const now = this.now();
     const r = await this.store.sendSignal(
@@ -267,15 +271,15 @@ export class DurableRuns {
       now,
       { maxPending: this.limits.maxPendingSignals, maxHistory: this.limits.maxHistoryEvents },
     );
-    if (r === undefined) throw notFound("run", id);
-    if (r === false) throw conflict(`run '${id}' has finished`);
+    if (r === undefined) throw taskflowError("RunNotFound", { runId: id });
+    if (r === false) throw taskflowError("RunFinished", { runId: id });
     if (r !== true) throw refusedSignal(id, r);
     this.worker?.notify();
   }
 
   async cancel(tenantId: string, id: string): Promise<Run> {
     const r = await this.store.requestCancel(tenantId, id, this.now());
-    if (r === undefined) throw notFound("run", id);
+    if (r === undefined) throw taskflowError("RunNotFound", { runId: id });
     this.worker?.notify();
     return r;
   }
@@ -283,35 +287,29 @@ export class DurableRuns {
 
 function refusedSignal(id: string, r: SignalRefused): TaskflowError {
   return r.refused === "pending"
-    ? conflict(
-        `run '${id}' already holds ${r.cap} signals it has not consumed ` +
-          `(WF_RUN_MAX_PENDING_SIGNALS): send again once it has taken some`,
-      )
-    : conflict(
-        `run '${id}' would pass ${r.cap} events in its history (WF_RUN_MAX_HISTORY), ` +
-          `counting the signals it has not consumed: the workflow can continueAsNew to start ` +
-          `a new generation`,
-      );
+    ? taskflowError("TooManyPendingSignals", { runId: id, cap: r.cap })
+    : taskflowError("HistoryFull", { runId: id, cap: r.cap });
 }
 
 /** A history cursor: the seq of the previous page's last event. */
 function parseHistoryCursor(cursor: string): number {
-  if (!/^[0-9]{1,15}$/.test(cursor)) throw validation("malformed cursor");
+  if (!/^[0-9]{1,15}$/.test(cursor))
+    throw taskflowError("MalformedCursor", { detail: "malformed cursor" });
   return Number(cursor);
 }
 
 function unknownWorkflow(name: string): TaskflowError {
-  return new TaskflowError(
-    "NotFound",
-    `workflow '${name}' was not found: it is not registered on this node, and no worker ` +
+  return taskflowError("WorkflowNotFound", {
+    detail:
+      `workflow '${name}' was not found: it is not registered on this node, and no worker ` +
       `has served it within the last ${SERVED_TTL_MS / 60_000} minutes`,
-  );
+  });
 }
 
 export function checkRunId(id: unknown): asserts id is string {
   if (typeof id !== "string" || id.length > MAX_RUN_ID_LENGTH || !ID_RE.test(id)) {
-    throw validation(
-      `run id must be 1–${MAX_RUN_ID_LENGTH} letters, digits or . _ - @ : characters`,
-    );
+    throw taskflowError("InvalidId", {
+      detail: `run id must be 1–${MAX_RUN_ID_LENGTH} letters, digits or . _ - @ : characters`,
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
-import { conflict, notFound, validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
@@ -52,9 +52,9 @@ async function assignNewTree(
   now: number,
 ): Promise<AssignResult> {
   const key = req.definitionKey;
-  if (!key) throw validation("definitionKey is required when parentInstanceId is absent");
+  if (!key) throw taskflowError("DefinitionKeyRequired");
   const defs = await definitionsOf(deps, ctx.tenantId, key, req.onAllCompleted);
-  if ("missing" in defs) throw notFound("definition", defs.missing);
+  if ("missing" in defs) throw taskflowError("DefinitionNotFound", { key: defs.missing });
   const rows = newReferral(ctx, defs.def, null, req, now);
   await deps.store.assignNewTree(rows);
   return assignResultOf(rows);
@@ -123,6 +123,6 @@ async function assignUnderRoot(
     await assertTreeRunning(deps, ctx.tenantId, parentInstanceId);
     // The instance was committed between the write and the read: try again.
     if (attempt === MAX_ATTEMPTS)
-      throw conflict(`instance '${parentInstanceId}' is changing; retry`);
+      throw taskflowError("InstanceChanging", { instanceId: parentInstanceId });
   }
 }

@@ -1,6 +1,6 @@
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { assertStorableText, unstorableReason } from "../../domain/storable-text.ts";
 import {
   MAX_ASSIGNMENT_DEPTH,
@@ -16,16 +16,19 @@ import type { Directory } from "../directory-port.ts";
  */
 export function requireId(field: string, value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
-    throw validation(`${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+    throw taskflowError("InvalidId", {
+      detail: `${field} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`,
+    });
   }
   const reason = unstorableReason(value);
-  if (reason !== null) throw validation(`${field}: ${reason}`);
+  if (reason !== null) throw taskflowError("InvalidId", { detail: `${field}: ${reason}` });
   return value;
 }
 
 export function assertKnownUser(dir: Directory, field: string, id: string) {
   requireId(field, id);
-  if (dir.checksIds && !dir.userExists(id)) throw validation(`${field}: unknown user '${id}'`);
+  if (dir.checksIds && !dir.userExists(id))
+    throw taskflowError("UnknownUser", { field, userId: id });
 }
 
 /**
@@ -49,13 +52,16 @@ export function listUser(
 
 export function assertKnownGroup(dir: Directory, field: string, id: string) {
   requireId(field, id);
-  if (dir.checksIds && !dir.groupExists(id)) throw validation(`${field}: unknown group '${id}'`);
+  if (dir.checksIds && !dir.groupExists(id))
+    throw taskflowError("UnknownGroup", { field, groupId: id });
 }
 
 export function assertAssignee(dir: Directory, a: AssigneeRequest) {
   if (a.kind === "users") {
     if (!Array.isArray(a.ids) || a.ids.length === 0 || a.ids.length > MAX_USERS_PER_ASSIGNMENT) {
-      throw validation(`assignee.ids must list 1 to ${MAX_USERS_PER_ASSIGNMENT} users`);
+      throw taskflowError("InvalidAssignee", {
+        detail: `assignee.ids must list 1 to ${MAX_USERS_PER_ASSIGNMENT} users`,
+      });
     }
     a.ids.forEach((id, i) => assertKnownUser(dir, `assignee.ids[${i}]`, id));
   } else if (a.kind === "user") {
@@ -63,7 +69,9 @@ export function assertAssignee(dir: Directory, a: AssigneeRequest) {
   } else if (a.kind === "group") {
     assertKnownGroup(dir, "assignee.id", a.id);
   } else {
-    throw validation(`assignee.kind must be user, group or users`);
+    throw taskflowError("InvalidAssignee", {
+      detail: `assignee.kind must be user, group or users`,
+    });
   }
 }
 
@@ -74,7 +82,7 @@ export function assertAssignee(dir: Directory, a: AssigneeRequest) {
 export function assertNextChain(dir: Directory, next: NextAssignment | undefined, depth = 1) {
   if (next === undefined || next === null) return;
   if (depth > MAX_ASSIGNMENT_DEPTH) {
-    throw validation(`onAllCompleted nests deeper than ${MAX_ASSIGNMENT_DEPTH} levels`);
+    throw taskflowError("AssignmentTooDeep", { max: MAX_ASSIGNMENT_DEPTH });
   }
   if (next.definitionKey !== undefined) requireId("definitionKey", next.definitionKey);
   assertAssignee(dir, next.assignee);

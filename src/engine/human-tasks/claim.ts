@@ -1,4 +1,4 @@
-import { notFound, notOpen } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import {
   assertClaimable,
   assertMayClaim,
@@ -22,7 +22,7 @@ const MAX_ATTEMPTS = 5;
 export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: string): Promise<Task> {
   requireId("task id", taskId);
   const task = await deps.store.getTask(ctx.tenantId, taskId);
-  if (!task) throw notFound("task", taskId);
+  if (!task) throw taskflowError("TaskNotFound", { taskId });
   assertClaimable(task);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   assertMayClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
@@ -40,8 +40,10 @@ export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: stri
   // (two nodes, or concurrent requests on PostgreSQL/MariaDB, read before either writes).
   const after = await deps.store.getTask(ctx.tenantId, taskId);
   if (after && after.status !== "open")
-    throw notOpen(`task '${taskId}' is ${after.status}, not open`);
-  throw notOpen(`task '${taskId}' is no longer open`);
+    throw after.status === "claimed"
+      ? taskflowError("TaskAlreadyClaimed", { taskId })
+      : taskflowError("TaskNotOpen", { taskId, status: after.status });
+  throw taskflowError("TaskNoLongerOpen", { taskId });
 }
 
 /**
@@ -57,13 +59,13 @@ export async function release(
   requireId("task id", taskId);
   for (let attempt = 1; ; attempt++) {
     const task = await deps.store.getTask(ctx.tenantId, taskId);
-    if (!task) throw notFound("task", taskId);
+    if (!task) throw taskflowError("TaskNotFound", { taskId });
     assertReleasable(task);
     assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
     assertMayRelease(task, ctx.actorId);
     const cmd = { tenantId: ctx.tenantId, taskId, claimedBy: ctx.actorId };
     if (await deps.store.release(cmd))
       return { ...task, status: "open", claimedBy: null, claimedAt: null };
-    if (attempt === MAX_ATTEMPTS) throw notOpen(`task '${taskId}' is no longer claimed`);
+    if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerClaimed", { taskId });
   }
 }

@@ -1,6 +1,6 @@
 import type { NextAssignment } from "../../domain/assignment.ts";
 import { completionOf } from "../../domain/completion.ts";
-import { conflict, notFound, notOpen } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { assertCompletable, assertMayComplete, type Task } from "../../domain/task.ts";
 import type { Vars } from "../../domain/vars.ts";
@@ -49,7 +49,7 @@ export async function complete(
   const now = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
-    if (!found) throw notFound("task", taskId);
+    if (!found) throw taskflowError("TaskNotFound", { taskId });
     const { task, referral } = found;
     assertRules(deps, ctx, task);
     if (attempt === 1) {
@@ -75,8 +75,8 @@ export async function complete(
       };
     }
     if (r.because === "root")
-      throw conflict(`process '${task.rootInstanceId}' is already completed`);
-    if (attempt === MAX_ATTEMPTS) throw notOpen(`task '${taskId}' is no longer open`);
+      throw taskflowError("RootClosed", { rootInstanceId: task.rootInstanceId });
+    if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerOpen", { taskId });
   }
 }
 
@@ -91,7 +91,7 @@ export async function completeAndEnd(
   const now = deps.clock.now();
   for (let attempt = 1; ; attempt++) {
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
-    if (!found) throw notFound("task", taskId);
+    if (!found) throw taskflowError("TaskNotFound", { taskId });
     const { task } = found;
     assertRules(deps, ctx, task);
     if (attempt === 1) assertStorableText(req.vars, "vars");
@@ -106,7 +106,7 @@ export async function completeAndEnd(
       const done = { ...task, ...patch };
       return { task: done, cancelled: r.cancelled, rootInstanceId: task.rootInstanceId };
     }
-    if (attempt === MAX_ATTEMPTS) throw notOpen(`task '${taskId}' is no longer open`);
+    if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerOpen", { taskId });
   }
 }
 
@@ -136,7 +136,7 @@ async function joinOf(
   const key = next.definitionKey ?? referral.definitionKey;
   // Checked when the referral was assigned; definitions are never deleted.
   const defs = await definitionsOf(deps, referral.tenantId, key, next.onAllCompleted);
-  if ("missing" in defs) throw notFound("definition", defs.missing);
+  if ("missing" in defs) throw taskflowError("DefinitionNotFound", { key: defs.missing });
   const actor = { tenantId: referral.tenantId, actorId: referral.startedBy };
   return newReferral(actor, defs.def, referral.rootInstanceId, next, now);
 }

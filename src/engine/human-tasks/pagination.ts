@@ -1,4 +1,4 @@
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/limits.ts";
 import type { Page, PageRequest } from "./human-task-api.ts";
 import type { PageQuery } from "./task-store-port.ts";
@@ -13,7 +13,9 @@ export async function fetchPage<T extends { id: string }>(
 ): Promise<Page<T>> {
   const limit = req.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw validation(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    throw taskflowError("InvalidParameter", {
+      detail: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+    });
   }
   const rows = await load({ limit: limit + 1, after: req.after });
   const items = rows.slice(0, limit);

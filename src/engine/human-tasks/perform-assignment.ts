@@ -1,7 +1,7 @@
 import { expandAssignee } from "../../domain/assignee.ts";
 import type { AssignmentRequest, NextAssignment } from "../../domain/assignment.ts";
 import type { Definition } from "../../domain/definition.ts";
-import { conflict, notFound } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Instance } from "../../domain/instance.ts";
 import { openTask, type Task } from "../../domain/task.ts";
@@ -99,13 +99,13 @@ export async function assertTreeRunning(
   instanceId: string,
 ): Promise<void> {
   const inst = await deps.store.getInstance(tenantId, instanceId);
-  if (!inst) throw notFound("instance", instanceId);
+  if (!inst) throw taskflowError("InstanceNotFound", { instanceId });
   const root =
     inst.rootInstanceId === inst.id
       ? inst
       : await deps.store.getInstance(tenantId, inst.rootInstanceId);
   if (root?.status !== "running")
-    throw conflict(`process '${inst.rootInstanceId}' is already completed`);
+    throw taskflowError("RootClosed", { rootInstanceId: inst.rootInstanceId });
 }
 
 /** The missing definition's error, after the errors an assignment under `instanceId` meets first. */
@@ -116,5 +116,5 @@ export async function missingDefinition(
   key: string,
 ): Promise<never> {
   await assertTreeRunning(deps, tenantId, instanceId);
-  throw notFound("definition", key);
+  throw taskflowError("DefinitionNotFound", { key });
 }

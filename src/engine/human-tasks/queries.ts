@@ -1,7 +1,7 @@
 import { completionOf, type Completion } from "../../domain/completion.ts";
 import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
 import type { Definition } from "../../domain/definition.ts";
-import { notFound } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TenantContext, ActorContext } from "../actor-context.ts";
@@ -16,7 +16,7 @@ const MAX_TREE_DEPTH = 16;
 export async function getTask(deps: HumanTaskDeps, ctx: TenantContext, id: string): Promise<Task> {
   requireId("task id", id);
   const t = await deps.store.getTask(ctx.tenantId, id);
-  if (!t) throw notFound("task", id);
+  if (!t) throw taskflowError("TaskNotFound", { taskId: id });
   return t;
 }
 
@@ -55,7 +55,7 @@ export async function getInstance(
 ): Promise<InstanceTree> {
   requireId("instance id", id);
   const inst = await deps.store.getInstance(ctx.tenantId, id);
-  if (!inst) throw notFound("instance", id);
+  if (!inst) throw taskflowError("InstanceNotFound", { instanceId: id });
   return loadTree(deps, inst, 0);
 }
 
@@ -77,7 +77,8 @@ export async function completion(
   id: string,
 ): Promise<Completion> {
   requireId("instance id", id);
-  if (!(await deps.store.getInstance(ctx.tenantId, id))) throw notFound("instance", id);
+  if (!(await deps.store.getInstance(ctx.tenantId, id)))
+    throw taskflowError("InstanceNotFound", { instanceId: id });
   return completionOf(id, await deps.store.countTasksByStatus(ctx.tenantId, id));
 }
 
@@ -118,6 +119,6 @@ export async function getDefinition(
 ): Promise<Definition> {
   requireId("definition key", key);
   const d = await deps.store.getDefinition(ctx.tenantId, key);
-  if (!d) throw notFound("definition", key);
+  if (!d) throw taskflowError("DefinitionNotFound", { key });
   return d;
 }

@@ -8,7 +8,7 @@
  * user or the user's groups. For a group: the group's tasks in that state
  * (claimed and completed: by any member).
  */
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import {
   DEFAULT_PAGE_SIZE,
   ID_PATTERN,
@@ -32,7 +32,9 @@ type Asked = { kind: "user"; id: string | undefined } | { kind: "group"; id: str
 /** Embedding callers are not behind the route's schema. */
 function checkTaskListStatus(s: unknown): TaskListStatus {
   if (!TaskListStatuses.includes(s as TaskListStatus)) {
-    throw validation(`status must be one of ${TaskListStatuses.join(", ")}`);
+    throw taskflowError("InvalidParameter", {
+      detail: `status must be one of ${TaskListStatuses.join(", ")}`,
+    });
   }
   return s as TaskListStatus;
 }
@@ -96,7 +98,9 @@ async function finishedPage(
 ): Promise<Page<Task>> {
   const limit = req.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw validation(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    throw taskflowError("InvalidParameter", {
+      detail: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+    });
   }
   const rows = await load({ limit: limit + 1, before: parsePosition(req.after) });
   const items = rows.slice(0, limit);
@@ -113,7 +117,7 @@ function parsePosition(after: string | undefined): FinishedPosition | undefined 
   const m = POSITION.exec(after);
   const id = m?.[2];
   if (m === null || id === undefined || id.length > MAX_ID_LENGTH || !ID.test(id)) {
-    throw validation("malformed cursor");
+    throw taskflowError("MalformedCursor", { detail: "malformed cursor" });
   }
   return { at: Number(m[1]), id };
 }

@@ -10,7 +10,7 @@ import type { IncomingMessage } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { PROBLEM_CONTENT_TYPE, problem, type Problem } from "./error-mapping.ts";
+import { PROBLEM_CONTENT_TYPE, reasonProblem, type Problem } from "./error-mapping.ts";
 
 interface ClientError extends Error {
   code?: string;
@@ -25,18 +25,18 @@ export function clientErrorProblem(err: ClientError): Problem {
   switch (err.code) {
     case "HPE_HEADER_OVERFLOW":
       return {
-        ...problem("TooLarge", "the request headers are larger than the server accepts"),
+        ...reasonProblem("HeadersTooLarge", {}),
         title: STATUS_CODES[431]!,
         status: 431,
       };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return {
-        ...problem("Validation", "the request was not received in time"),
+        ...reasonProblem("RequestTimeout", {}),
         title: STATUS_CODES[408]!,
         status: 408,
       };
     default:
-      return problem("Validation", "the request is not valid HTTP/1.1");
+      return reasonProblem("MalformedHttp", {});
   }
 }
 
@@ -78,6 +78,6 @@ export function answerClientError(this: FastifyInstance, err: ClientError, socke
 export function refuseConnect(server: FastifyInstance["server"], log: FastifyInstance["log"]) {
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     log.info({ code: "Validation" }, "CONNECT refused");
-    answerAndClose(socket, problem("Validation", "CONNECT is not supported: this is not a proxy"));
+    answerAndClose(socket, reasonProblem("ProxyRequest", {}));
   });
 }

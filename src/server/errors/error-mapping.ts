@@ -6,31 +6,21 @@
  * never a 500; an unexpected error is a 500 that leaks nothing but the request id.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { InvalidDocumentError, isTaskflowError, type FieldError } from "../../domain/errors.ts";
 import {
-  InvalidDocumentError,
-  isTaskflowError,
-  type ErrorCode,
-  type FieldError,
-} from "../../domain/errors.ts";
+  codeOfReason,
+  reasonMessage,
+  type ErrorReason,
+  type ProblemCode,
+  type ReasonParams,
+} from "../../domain/error-reasons.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
 import { drainRequest } from "../hooks/drain-request.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/**
- * Not in the engine's catalogue: Internal for a bug, Unavailable for a request
- * that reaches a node shutting down or finds its database unreachable,
- * UnsupportedMediaType for a body that is not sent as application/json,
- * MethodNotAllowed for a hook path (/v1/hooks/…) that has triggers, none for
- * the request's method.
- */
-export const SERVER_PROBLEM_CODES = [
-  "UnsupportedMediaType",
-  "MethodNotAllowed",
-  "Internal",
-  "Unavailable",
-] as const;
-export type ProblemCode = ErrorCode | (typeof SERVER_PROBLEM_CODES)[number];
+// Not in the engine's catalogue (errors.ts); the reasons' catalogue holds them (error-reasons.ts).
+export { SERVER_PROBLEM_CODES, type ProblemCode } from "../../domain/error-reasons.ts";
 
 export interface Problem {
   type: string;
@@ -38,6 +28,8 @@ export interface Problem {
   status: number;
   detail: string;
   code: ProblemCode;
+  /** The situation (error-reasons.ts): finer than `code`, and as stable. */
+  reason: ErrorReason;
   /** Every finding of a rejected document (e.g. a definition), each at its JSON pointer. */
   errors?: readonly FieldError[];
 }
@@ -86,7 +78,8 @@ export const statusOf = (code: ProblemCode): number => STATUS[code];
  */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
-export function problem(code: ProblemCode, detail: string): Problem {
+/** A problem of the code's generic reason (named like the code), or of `reason`. */
+export function problem(code: ProblemCode, detail: string, reason: ErrorReason = code): Problem {
   // A URN rather than a URL: stable, and it does not pretend a page exists.
   return {
     type: `urn:taskflow:problem:${code}`,
@@ -94,7 +87,13 @@ export function problem(code: ProblemCode, detail: string): Problem {
     status: STATUS[code],
     detail,
     code,
+    reason,
   };
+}
+
+/** The problem of one situation, its detail from the catalogue's template. */
+export function reasonProblem<R extends ErrorReason>(reason: R, params: ReasonParams<R>): Problem {
+  return problem(codeOfReason(reason), reasonMessage(reason, params), reason);
 }
 
 /**
@@ -138,17 +137,19 @@ function validationDetail(fe: Partial<FastifyError>): string {
 
 export function toProblem(err: unknown, requestId: string): Problem {
   if (err instanceof InvalidDocumentError)
-    return { ...problem(err.code, err.message), errors: err.errors };
-  if (isTaskflowError(err)) return problem(err.code, err.message);
-  if (isUnavailable(err)) return problem("Unavailable", err.message);
+    return { ...problem(err.code, err.message, err.reason), errors: err.errors };
+  if (isTaskflowError(err)) return problem(err.code, err.message, err.reason);
+  if (isUnavailable(err)) return problem("Unavailable", err.message, "BackendUnreachable");
   const fe = err as Partial<FastifyError>;
-  if (fe.validation) return problem("Validation", validationDetail(fe));
+  if (fe.validation) return problem("Validation", validationDetail(fe), "SchemaViolation");
   const status = typeof fe.statusCode === "number" ? fe.statusCode : 500;
   if (status === 415) return problem("UnsupportedMediaType", UNSUPPORTED_MEDIA_TYPE_DETAIL);
+  if (fe.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return problem("TooLarge", fe.message ?? "Request body is too large", "BodyTooLarge");
   if (status >= 400 && status < 500) {
     return problem(CODE_BY_STATUS[status] ?? "Validation", fe.message ?? "invalid request");
   }
-  return problem("Internal", `unexpected error; see the server log for request ${requestId}`);
+  return reasonProblem("UnexpectedError", { requestId });
 }
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
@@ -183,7 +184,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>
     sendProblem(
       reply,
-      problem("NotFound", `no route ${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`),
+      problem(
+        "NotFound",
+        `no route ${req.method} ${(req.url.split("?")[0] ?? "").slice(0, 200)}`,
+        "RouteNotFound",
+      ),
     ),
   );
 }

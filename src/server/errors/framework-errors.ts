@@ -8,8 +8,8 @@
  * documents for a bad or over-long id.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { problem, sendProblem, reasonProblem } from "./error-mapping.ts";
 import { MAX_ID_LENGTH } from "../../domain/limits.ts";
-import { problem, sendProblem } from "./error-mapping.ts";
 import { REQUEST_ID_HEADER } from "../hooks/logging.ts";
 
 const DETAIL: Partial<Record<string, string>> = {
@@ -27,12 +27,9 @@ export function answerFrameworkError(
   if (detail === undefined) {
     // FST_ERR_ASYNC_CONSTRAINT: no route here has an async constraint, so this is a bug.
     req.log.error({ err }, "unexpected routing error");
-    void sendProblem(
-      reply,
-      problem("Internal", `unexpected error; see the server log for request ${req.id}`),
-    );
+    void sendProblem(reply, reasonProblem("UnexpectedError", { requestId: req.id }));
     return;
   }
   req.log.info({ code: "Validation", detail }, "request refused");
-  void sendProblem(reply, problem("Validation", detail));
+  void sendProblem(reply, problem("Validation", detail, "MalformedPath"));
 }

@@ -26,8 +26,9 @@
  */
 import { hash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { TaskflowError } from "../../domain/errors.ts";
+import { TaskflowError, taskflowError } from "../../domain/errors.ts";
 import type { ApiKeyInfo } from "../../engine/index.ts";
+import type { ApiKeyInfo } from "../../engine/coordination/api-keys.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { TooManyKeyLookupsError, type StoredKeyCheck } from "./stored-key-check.ts";
@@ -93,7 +94,7 @@ export function requireApiKey(keys: readonly string[], options: ApiKeyOptions = 
     // The reason is logged, the key is not (see logging.ts for the redaction).
     const keyPresent = req.headers[API_KEY_HEADER] !== undefined;
     if (refusals.admit(req)) req.log.warn({ keyPresent }, "rejected API key");
-    done(new TaskflowError("Unauthorized", "missing or invalid X-API-Key"));
+    done(taskflowError("ApiKeyRejected"));
   };
   const acceptStored = (req: FastifyRequest, key: ApiKeyInfo | null, done: Done): void => {
     if (key === null) return refuse(req, done);
@@ -132,9 +133,7 @@ function acceptKey(req: FastifyRequest, key: ApiKeyInfo, refusals: RefusalLog, d
   const keyId = `key:${key.id}`;
   if (key.tenant !== null && tenantOf(req) !== key.tenant) {
     if (refusals.admit(req)) req.log.warn({ keyId }, "API key used outside its tenant");
-    return done(
-      new TaskflowError("Forbidden", `this API key may act for tenant '${key.tenant}' only`),
-    );
+    return done(taskflowError("TenantNotPermitted", { tenant: key.tenant }));
   }
   req.apiKeyId = keyId;
   req.apiKeyTenant = key.tenant;

@@ -5,7 +5,7 @@
  * makes it here instead, answering with the same status as a problem document.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 
 export function requireHostHeader(
   req: FastifyRequest,
@@ -14,9 +14,5 @@ export function requireHostHeader(
 ): void {
   const { httpVersionMajor, httpVersionMinor, headers } = req.raw;
   const http11 = httpVersionMajor === 1 && httpVersionMinor === 1;
-  done(
-    http11 && headers.host === undefined
-      ? validation("HTTP/1.1 requests need a Host header")
-      : undefined,
-  );
+  done(http11 && headers.host === undefined ? taskflowError("HostHeaderMissing") : undefined);
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
@@ -19,7 +19,9 @@ export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
   const value = req.headers[IDEMPOTENCY_KEY_HEADER];
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !KEY.test(value)) {
-    throw validation("Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)");
+    throw taskflowError("InvalidIdempotencyKey", {
+      detail: "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)",
+    });
   }
   return value;
 }

@@ -28,10 +28,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../../config/defaults.ts";
-import { TaskflowError } from "../../domain/errors.ts";
-import { UnavailableError } from "../../domain/unavailable.ts";
 import type { TtlCache } from "../../engine/index.ts";
+import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../../config/defaults.ts";
+import { TaskflowError, taskflowError } from "../../domain/errors.ts";
+import { UnavailableError } from "../../domain/unavailable.ts";
+import type { TtlCache } from "../../engine/coordination/ttl-cache-port.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { idempotencyKeyOf, recordKey, REPLAYED_HEADER, requestHash } from "./idempotency-key.ts";
 import {
@@ -110,10 +111,7 @@ async function claimOrReplay(
       continue;
     }
     if (seen.requestHash !== hash) {
-      throw new TaskflowError(
-        "Unprocessable",
-        "this Idempotency-Key was already used with a different request (method, path, actor or body); use a new key",
-      );
+      throw taskflowError("IdempotencyKeyReused");
     }
     if (seen.state === "running") throw inProgress();
     replay(reply, seen);
@@ -122,11 +120,7 @@ async function claimOrReplay(
   throw inProgress();
 }
 
-const inProgress = () =>
-  new TaskflowError(
-    "InProgress",
-    "a request with this Idempotency-Key is still in progress; retry after it has finished",
-  );
+const inProgress = () => taskflowError("RequestInProgress");
 
 function replay(reply: FastifyReply, record: DoneRecord): void {
   void reply

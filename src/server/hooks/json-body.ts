@@ -12,7 +12,7 @@
  * in every string and key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 import { UNSUPPORTED_MEDIA_TYPE_DETAIL } from "../errors/error-mapping.ts";
 import { scanJsonText } from "./json-text-scan.ts";
@@ -36,11 +36,13 @@ export function installJsonParser(app: FastifyInstance): void {
     // Only zero bytes is "no body"; whitespace alone is not a JSON text and is refused.
     if (text.length === 0) return done(null, undefined);
     const problem = scanJsonText(text, MAX_JSON_DEPTH);
-    if (problem !== null) return done(validation(problem), undefined);
+    if (problem !== null)
+      return done(taskflowError("MalformedJson", { detail: problem }), undefined);
     void parse(req, text, (err, parsed) => {
       if (err) return done(err, undefined);
       const unstorable = findUnstorableText(parsed, "", "body");
-      if (unstorable !== null) return done(validation(unstorable), undefined);
+      if (unstorable !== null)
+        return done(taskflowError("UnstorableText", { detail: unstorable }), undefined);
       done(null, parsed);
     });
   });

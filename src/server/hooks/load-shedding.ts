@@ -86,6 +86,6 @@ function limitInFlight(scope: FastifyInstance, max: number): void {
 function shed(reply: FastifyReply, why: string): void {
   void sendProblem(
     reply.header("retry-after", String(RETRY_AFTER_SECONDS)),
-    problem("Unavailable", `${why}; retry after ${RETRY_AFTER_SECONDS} s`),
+    problem("Unavailable", `${why}; retry after ${RETRY_AFTER_SECONDS} s`, "Overloaded"),
   );
 }

@@ -26,12 +26,13 @@
  * more than a refused one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { TaskflowError, taskflowError } from "../../domain/errors.ts";
+import type { RateLimiter, RateLimiters } from "../../engine/index.ts";
 import type { RateLimit, RateLimitFailure } from "../../config/config.ts";
 import { formatRateLimit } from "../../config/parse-rate-limit.ts";
-import { TaskflowError } from "../../domain/errors.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { RateLimiter, RateLimiters } from "../../engine/index.ts";
+import type { RateLimiter, RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 
@@ -101,10 +102,7 @@ export function rateLimitHook(
     if (!result.allowed) {
       const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       void reply.header("retry-after", String(seconds));
-      throw new TaskflowError(
-        "RateLimited",
-        `rate limit of ${budget} per API key and tenant exceeded; retry after ${seconds} s`,
-      );
+      throw taskflowError("RateLimitExceeded", { budget, seconds });
     }
   };
 }

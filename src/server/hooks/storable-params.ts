@@ -8,7 +8,7 @@
  * Node refuses a NUL in them, and their bytes are Latin-1, which has no surrogates.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 
 export function refuseUnstorableParams(
@@ -17,7 +17,7 @@ export function refuseUnstorableParams(
   done: (err?: Error) => void,
 ): void {
   const found = findIn(req.params, "path parameter") ?? findIn(req.query, "query parameter");
-  done(found === null ? undefined : validation(found));
+  done(found === null ? undefined : taskflowError("UnstorableText", { detail: found }));
 }
 
 function findIn(values: unknown, what: string): string | null {

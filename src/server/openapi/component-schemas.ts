@@ -9,6 +9,7 @@ import { MAX_USERS_PER_ASSIGNMENT } from "../../domain/limits.ts";
 import { ProcessStates } from "../../domain/instance.ts";
 import { TaskStatuses } from "../../domain/task.ts";
 import { idSchema, nullable, timeSchema, varsSchema } from "./schema-primitives.ts";
+import { ErrorReasons } from "../../domain/error-reasons.ts";
 import { ErrorCodes } from "../../domain/errors.ts";
 import { SERVER_PROBLEM_CODES } from "../errors/error-mapping.ts";
 
@@ -143,6 +144,11 @@ const Problem = {
       type: "string",
       // The catalogue, plus the server's own: UnsupportedMediaType (415), Internal (500), Unavailable (503).
       enum: [...ErrorCodes, ...SERVER_PROBLEM_CODES],
+    },
+    reason: {
+      type: "string",
+      description: "The situation, finer than `code` and as stable (docs/api.md, Errors).",
+      enum: [...ErrorReasons],
     },
   },
 };

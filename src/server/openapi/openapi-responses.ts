@@ -5,12 +5,8 @@
  * with (error-mapping.ts holds the code → status map). The same schemas
  * serialise the responses, so what /openapi.json says is what is sent.
  */
-import {
-  PROBLEM_CONTENT_TYPE,
-  problem,
-  statusOf,
-  type ProblemCode,
-} from "../errors/error-mapping.ts";
+import { codeOfReason, ErrorReasons } from "../../domain/error-reasons.ts";
+import { PROBLEM_CONTENT_TYPE, problem, statusOf, type ProblemCode } from "../errors/error-mapping.ts";
 
 /** Answered by every /v1 route: a bad header, the API key, the rate limit, a bug, an outage. */
 const API_CODES: readonly ProblemCode[] = [
@@ -47,13 +43,14 @@ function problemSchema(codes: readonly ProblemCode[]) {
   return {
     type: "object",
     description: `RFC 9457 problem details. \`code\` is one of ${codeList(codes)}.`,
-    required: ["type", "title", "status", "detail", "code"],
+    required: ["type", "title", "status", "detail", "code", "reason"],
     properties: {
       type: { type: "string", description: "urn:taskflow:problem:<code>" },
       title: { type: "string" },
       status: { type: "integer" },
       detail: { type: "string", description: "For people; may change. Branch on `code`." },
       code: { type: "string", enum: [...codes] },
+      reason: { type: "string", enum: ErrorReasons.filter((r) => codes.includes(codeOfReason(r))) },
       errors: {
         type: "array",
         description:

@@ -2,8 +2,8 @@
  * `createdAfter` / `createdBefore` on list routes: ISO-8601 date-times in the
  * query string, a CreatedRange for the engine.
  */
+import { validation, taskflowError } from "../../domain/errors.ts";
 import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
-import { validation } from "../../domain/errors.ts";
 
 export interface CreatedRangeQuery {
   createdAfter?: string;
@@ -32,7 +32,10 @@ export const createdRangeQueryProperties = {
 function time(name: keyof CreatedRangeQuery, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw validation(`query parameter '${name}' is not a date-time: '${text}'`);
+  if (Number.isNaN(ms))
+    throw taskflowError("InvalidParameter", {
+      detail: `query parameter '${name}' is not a date-time: '${text}'`,
+    });
   return ms;
 }
 

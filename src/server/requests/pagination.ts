@@ -6,9 +6,10 @@
  * while bodies keep strict (non-coercing) types.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
-import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import type { PageRequest } from "../../engine/index.ts";
+import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
+import type { PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 
 const ID = new RegExp(ID_PATTERN);
@@ -19,7 +20,7 @@ export function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, "base64url").toString("utf8");
   // Re-encoding must give the same text: rejects junk that base64url decoding would tolerate.
   if (encodeCursor(id) !== cursor || id.length > MAX_ID_LENGTH || !ID.test(id)) {
-    throw validation("malformed cursor");
+    throw taskflowError("MalformedCursor", { detail: "malformed cursor" });
   }
   return id;
 }

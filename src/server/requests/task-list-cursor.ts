@@ -6,9 +6,10 @@
  * only accepted by the list that made it: positions differ in kind (an id, or
  * a completion time and id) and a cursor carried across would page wrongly.
  */
-import { validation } from "../../domain/errors.ts";
-import type { TaskListStatus } from "../../domain/task-list.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import type { Page, PageRequest } from "../../engine/index.ts";
+import type { TaskListStatus } from "../../domain/task-list.ts";
+import type { Page, PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import { decodeCursor, encodeCursor, pageRequest } from "./pagination.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 
@@ -20,7 +21,9 @@ export function taskListPageRequest(q: PageQuery, status: TaskListStatus): PageR
   const prefix = `${status}${SEPARATOR}`;
   // Re-encoding must give the same text: rejects junk that base64url decoding would tolerate.
   if (encodeCursor(text) !== q.cursor || !text.startsWith(prefix)) {
-    throw validation(`malformed cursor, or a cursor of another list than status=${status}`);
+    throw taskflowError("MalformedCursor", {
+      detail: `malformed cursor, or a cursor of another list than status=${status}`,
+    });
   }
   const position = text.slice(prefix.length);
   // Id-ordered lists: the position is an id, checked like the plain cursor's.

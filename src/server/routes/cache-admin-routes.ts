@@ -12,8 +12,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type * as Wire from "../../client/wire/index.ts";
-import { forbidden } from "../../domain/errors.ts";
+import { forbidden, taskflowError } from "../../domain/errors.ts";
 import type { CacheLedger, IncompleteMutation } from "../../engine/index.ts";
+import type { CacheLedger, IncompleteMutation } from "../../engine/definition-cache/cache-ledger-port.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 
 export interface CacheAdminRouteOptions {
@@ -59,10 +60,10 @@ const completionSchema = {
 
 function requireEveryTenantKey(req: FastifyRequest): void {
   if (req.apiKeyTenant !== null && req.apiKeyTenant !== undefined) {
-    throw forbidden(
-      `this API key may act for tenant '${req.apiKeyTenant}' only; ` +
-        "the cache admin routes need a key of every tenant",
-    );
+    throw taskflowError("EveryTenantKeyRequired", {
+      tenant: req.apiKeyTenant,
+      detail: "the cache admin routes need a key of every tenant",
+    });
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type * as Wire from "../../client/wire/index.ts";
-import { validation, invalidDocument } from "../../domain/errors.ts";
+import { documentError, taskflowError } from "../../domain/errors.ts";
 import {
   definitionSchema,
   type DefinitionVersions,
@@ -45,7 +45,7 @@ function selector(v: string): VersionSelector {
 
 /** The body as parsed by the JSON parser or the YAML one below; a body that is no object is refused. */
 function documentOf(req: FastifyRequest): unknown {
-  if (req.body === undefined) throw validation("a definition is required as the request body");
+  if (req.body === undefined) throw taskflowError("BodyRequired");
   return req.body;
 }
 
@@ -88,7 +88,11 @@ export function definitionVersionRoutes(
     async (req, reply) => {
       const result = await definitions.validate(documentOf(req));
       if (!result.valid) {
-        throw invalidDocument(`the definition has ${result.errors.length} error(s)`, result.errors);
+        throw documentError(
+          "InvalidDefinition",
+          { detail: `the definition has ${result.errors.length} error(s)` },
+          result.errors,
+        );
       }
       return reply.send({
         valid: true,

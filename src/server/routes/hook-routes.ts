@@ -12,9 +12,7 @@
  * triggerResponseTimeout — that state's status and body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { validation } from "../../domain/errors.ts";
-import { findUnstorableText } from "../../domain/storable-text.ts";
-import type { Vars } from "../../domain/vars.ts";
+import { validation, taskflowError } from "../../domain/errors.ts";
 import {
   type DefinitionRuns,
   requestSegments,
@@ -22,6 +20,12 @@ import {
   TRIGGER_METHODS,
   type TriggerRoutes,
 } from "../../engine/index.ts";
+import { findUnstorableText } from "../../domain/storable-text.ts";
+import type { Vars } from "../../domain/vars.ts";
+import type { DefinitionRuns } from "../../engine/definitions/definition-runs.ts";
+import { TRIGGER_METHODS } from "../../engine/definitions/definition-language.ts";
+import { requestSegments, type RouteTarget } from "../../engine/definitions/triggers/route-table.ts";
+import type { TriggerRoutes } from "../../engine/definitions/triggers/trigger-routes.ts";
 import { problem, sendProblem } from "../errors/error-mapping.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import { actorContext, type ActorHeaders } from "../hooks/request-context.ts";
@@ -87,11 +91,15 @@ async function answer(req: HookRequest, reply: FastifyReply, options: HookRouteO
   const ctx = actorContext(req);
   const path = hookPath(req.url);
   const segments = requestSegments(path);
-  if (segments === null) throw validation("the hook path is not valid percent-encoding");
+  if (segments === null)
+    throw taskflowError("MalformedPath", { detail: "the hook path is not valid percent-encoding" });
   // The table is brought up to the routes revision first: another node's publish answers here.
   const found = await options.routes.lookup(ctx.tenantId, req.method, path, segments);
   if (found.kind === "none") {
-    return sendProblem(reply, problem("NotFound", `no trigger for ${shown(req.method, path)}`));
+    return sendProblem(
+      reply,
+      problem("NotFound", `no trigger for ${shown(req.method, path)}`, "RouteNotFound"),
+    );
   }
   if (found.kind === "method") {
     void reply.header("allow", found.allow.join(", "));
@@ -126,7 +134,7 @@ const shown = (method: string, path: string) => `${method} ${path.slice(0, 200)}
 /** The run's vars; path parameters are checked here, as the route's own are by refuseUnstorableParams. */
 function varsOf(req: FastifyRequest, params: Record<string, string>): Vars {
   const unstorable = findUnstorableText(params, "path parameter");
-  if (unstorable !== null) throw validation(unstorable);
+  if (unstorable !== null) throw taskflowError("UnstorableText", { detail: unstorable });
   return {
     body: req.body === undefined ? null : req.body,
     query: { ...(req.query as Record<string, unknown>) },

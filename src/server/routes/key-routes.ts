@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type * as Wire from "../../client/wire/index.ts";
-import { forbidden, notFound, validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { ApiKeyInfo, ApiKeyListing, ApiKeys, CreatedApiKey } from "../../engine/index.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../hooks/idempotency-key.ts";
 import {
@@ -45,19 +45,20 @@ const createdView = (k: CreatedApiKey): Wire.CreatedApiKey => ({ ...infoView(k),
 
 function requireEveryTenantKey(req: FastifyRequest): void {
   if (req.apiKeyTenant !== null && req.apiKeyTenant !== undefined) {
-    throw forbidden(
-      `this API key may act for tenant '${req.apiKeyTenant}' only; ` +
-        "managing API keys needs a key of every tenant",
-    );
+    throw taskflowError("EveryTenantKeyRequired", {
+      tenant: req.apiKeyTenant,
+      detail: "managing API keys needs a key of every tenant",
+    });
   }
 }
 
 /** onRequest of create and rotate: see the header. */
 function refuseIdempotencyKey(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   if (req.headers[IDEMPOTENCY_KEY_HEADER] !== undefined) {
-    throw validation(
-      "Idempotency-Key is not accepted here: the answer holds a new secret, which is never stored",
-    );
+    throw taskflowError("InvalidIdempotencyKey", {
+      detail:
+        "Idempotency-Key is not accepted here: the answer holds a new secret, which is never stored",
+    });
   }
   done();
 }
@@ -65,7 +66,10 @@ function refuseIdempotencyKey(req: FastifyRequest, _reply: FastifyReply, done: (
 function parseExpiry(value: string | null | undefined): Date | null {
   if (value === undefined || value === null) return null;
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw validation(`expiresAt '${value}' is not a date-time`);
+  if (Number.isNaN(d.getTime()))
+    throw taskflowError("InvalidApiKeyRequest", {
+      detail: `expiresAt '${value}' is not a date-time`,
+    });
   return d;
 }
 
@@ -111,7 +115,8 @@ export function keyRoutes(app: FastifyInstance, { keys }: KeyRouteOptions, done:
       const { id } = req.params;
       const revoked = await keys.revoke(id);
       const found = (await keys.list()).find((k) => k.id === id);
-      if (found === undefined) throw notFound("API key", id);
+      if (found === undefined)
+        throw taskflowError("ApiKeyNotFound", { what: "API key", keyId: id });
       if (revoked) req.log.info({ revokedKeyId: id, keyId: req.apiKeyId }, "API key revoked");
       return listingView(found);
     },
@@ -126,7 +131,7 @@ export function keyRoutes(app: FastifyInstance, { keys }: KeyRouteOptions, done:
     async (req, reply) => {
       const { id } = req.params;
       const next = await keys.rotate(id);
-      if (next === null) throw notFound("live API key", id);
+      if (next === null) throw taskflowError("ApiKeyNotFound", { what: "live API key", keyId: id });
       req.log.info(
         { rotatedKeyId: id, createdKeyId: next.id, keyId: req.apiKeyId },
         "API key rotated",

@@ -123,7 +123,7 @@ export function readinessRoute(
         .code(503)
         .header("retry-after", String(UNAVAILABLE_RETRY_AFTER_S))
         .type(PROBLEM_CONTENT_TYPE)
-        .send(problem("Unavailable", detail));
+        .send(problem("Unavailable", detail, "NotReady"));
     },
   );
   done();

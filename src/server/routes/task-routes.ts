@@ -1,6 +1,6 @@
 /** The inbox and task transitions: claim, release, complete, complete-and-end. */
 import type { FastifyInstance } from "fastify";
-import { validation } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import type { Vars } from "../../domain/vars.ts";
 import { optionalBody } from "../hooks/json-body.ts";
@@ -51,7 +51,7 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
     async (req) => {
       const { user, group, status = "open" } = req.query;
       if (user !== undefined && group !== undefined) {
-        throw validation("give either user or group, not both");
+        throw taskflowError("InvalidParameter", { detail: "give either user or group, not both" });
       }
       const ctx = actorContext(req);
       const page = taskListPageRequest(req.query, status);

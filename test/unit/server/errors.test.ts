@@ -26,7 +26,7 @@ function assertProblem(
   assert.equal(r.statusCode, status);
   assert.match(String(r.headers["content-type"]), /^application\/problem\+json/);
   const p = r.json() as Record<string, unknown>;
-  assert.deepEqual(Object.keys(p).sort(), ["code", "detail", "status", "title", "type"]);
+  assert.deepEqual(Object.keys(p).sort(), ["code", "detail", "reason", "status", "title", "type"]);
   assert.equal(p.status, status);
   assert.equal(p.code, code);
   assert.equal(p.type, `urn:taskflow:problem:${code}`);

@@ -31,7 +31,7 @@ function assertRateLimited(r: Awaited<ReturnType<App["inject"]>>) {
   assert.equal(r.statusCode, 429);
   assert.match(String(r.headers["content-type"]), /^application\/problem\+json/);
   const p = r.json<Record<string, unknown>>();
-  assert.deepEqual(Object.keys(p).sort(), ["code", "detail", "status", "title", "type"]);
+  assert.deepEqual(Object.keys(p).sort(), ["code", "detail", "reason", "status", "title", "type"]);
   assert.equal(p.code, "RateLimited");
   assert.equal(p.status, 429);
   assert.equal(p.type, "urn:taskflow:problem:RateLimited");

@@ -14,7 +14,7 @@ import type {
 } from "../../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "../check-input.ts";
 import type { MemoryContext } from "../coordination-context.ts";
-import { validation } from "../../../domain/errors.ts";
+import { taskflowError } from "../../../domain/errors.ts";
 
 export function memoryRateLimiters(ctx: MemoryContext): RateLimiters {
   const all = new Map<string, FixedWindow | SlidingLog>();
@@ -25,7 +25,9 @@ export function memoryRateLimiters(ctx: MemoryContext): RateLimiters {
       checkDuration("windowMs", options.windowMs);
       const window = options.window ?? "fixed";
       if (window !== "fixed" && window !== "sliding") {
-        throw validation(`window must be fixed or sliding; got ${String(window)}`);
+        throw taskflowError("InvalidArgument", {
+          detail: `window must be fixed or sliding; got ${String(window)}`,
+        });
       }
       const scope = `${ctx.keyPrefix}${options.name}\u0000`;
       const id = `${scope}${window}\u0000${options.windowMs}`;

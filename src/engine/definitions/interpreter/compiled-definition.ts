@@ -4,7 +4,7 @@
  * per (tenant, key, version) for as long as there is room (an LRU). Its
  * expressions are compiled where they are evaluated, in the expression sandbox.
  */
-import { conflict } from "../../../domain/errors.ts";
+import { taskflowError } from "../../../domain/errors.ts";
 import { compileSchema, type CompiledSchema } from "../schema-compiler.ts";
 import type { Branch, ProcessDefinition, State } from "../definition-language.ts";
 
@@ -59,9 +59,7 @@ export class CompiledDefinition {
     const outcome = compileSchema(schema);
     if (!outcome.ok) {
       const why = outcome.errors.map((e) => `/vars${e.pointer} ${e.reason}`).join("; ");
-      throw conflict(
-        `version ${this.version} of '${this.key}' has a vars schema the engine cannot run (${why}): publish a version that passes validation`,
-      );
+      throw taskflowError("VarsSchemaUnrunnable", { version: this.version, key: this.key, why });
     }
     this.varsCheck = outcome;
     return this.varsCheck;

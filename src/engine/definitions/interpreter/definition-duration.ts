@@ -3,13 +3,14 @@
  * compact ("2d", "1h30m", "500ms", as elsewhere in TaskFlow) or milliseconds.
  */
 import { toMs } from "../../../domain/duration.ts";
-import { validation } from "../../../domain/errors.ts";
+import { taskflowError } from "../../../domain/errors.ts";
 
 const ISO = /^P(?!$)(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 export function durationMs(d: unknown): number {
   if (typeof d === "number") return toMs(d);
-  if (typeof d !== "string") throw validation(`not a duration: ${JSON.stringify(d)}`);
+  if (typeof d !== "string")
+    throw taskflowError("InvalidDuration", { detail: `not a duration: ${JSON.stringify(d)}` });
   const m = ISO.exec(d.trim());
   if (m === null) return toMs(d);
   const n = (i: number) => Number(m[i] ?? 0);

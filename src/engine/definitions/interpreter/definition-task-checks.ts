@@ -11,7 +11,7 @@
  * here): a done task is 409 and a stranger 403 whatever they send.
  */
 import { LRUCache } from "lru-cache";
-import { conflict, invalidDocument, type FieldError } from "../../../domain/errors.ts";
+import { documentError, type FieldError, taskflowError } from "../../../domain/errors.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
 import type { AssignResult, HumanTaskApi } from "../../human-tasks/human-task-api.ts";
@@ -85,7 +85,7 @@ export class DefinitionTaskChecks extends HumanTaskApiDecorator {
       errors.push(...untickedCheckboxErrors(form, data));
     }
     if (errors.length > 0) {
-      throw invalidDocument(`the completion does not match the task's state`, errors);
+      throw documentError("CompletionMismatch", {}, errors);
     }
   }
 }
@@ -96,5 +96,5 @@ function formCheck(form: object): CompiledSchema {
   if (outcome.ok) return outcome;
   // A form published before a rule it breaks: the task cannot be completed through it.
   const why = outcome.errors.map((e) => `/form${e.pointer} ${e.reason}`).join("; ");
-  throw conflict(`the task's form cannot be checked (${why}); cancel the run or its task`);
+  throw taskflowError("FormUncheckable", { why });
 }

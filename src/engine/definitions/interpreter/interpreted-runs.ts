@@ -4,7 +4,7 @@
  * run of `taskflow.definition-run` whose root instance is the process the
  * inbox and the process list show (under the definition's key).
  */
-import { conflict, invalidDocument, notFound } from "../../../domain/errors.ts";
+import { documentError, taskflowError } from "../../../domain/errors.ts";
 import { DRAFT_VERSION, type DefinitionVersion } from "../../../domain/definition-version.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { ActorContext } from "../../actor-context.ts";
@@ -86,7 +86,7 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
     runId: string,
   ): Promise<DefinitionResponse | null | undefined> {
     const run = await this.runStore.getRun(tenantId, runId);
-    if (run === undefined) throw notFound("run", runId);
+    if (run === undefined) throw taskflowError("RunNotFound", { runId });
     const history = await this.runStore.loadHistory(tenantId, runId, run.firstSeq);
     for (const ev of history) {
       if (ev.type === "step" && ev.name === RESPOND_STEP) {
@@ -107,16 +107,17 @@ export class InterpretedDefinitionRuns implements DefinitionRuns {
   ): Promise<DefinitionVersion> {
     if (version === undefined) {
       const latest = await this.definitions.latest(tenantId, key);
-      if (latest === undefined) throw notFound("published definition", key);
+      if (latest === undefined)
+        throw taskflowError("NoPublishedVersion", { what: "published definition", key });
       return latest;
     }
     const v =
       version === DRAFT_VERSION
         ? undefined
         : await this.definitions.store.getVersion(tenantId, key, version);
-    if (v === undefined) throw notFound("version of definition", `${key}@${version}`);
+    if (v === undefined) throw taskflowError("VersionNotFound", { key, version });
     if (v.status === "retracted") {
-      throw conflict(`version ${version} of '${key}' is retracted: no new run starts on it`);
+      throw taskflowError("VersionRetracted", { version, key });
     }
     return v;
   }
@@ -127,6 +128,6 @@ function checkVars(def: CompiledDefinition, vars: Vars): void {
   if (compiled === null) return;
   const errors = valueFindings(compiled, vars, "/vars", `the vars of '${def.key}'`);
   if (errors.length > 0) {
-    throw invalidDocument(`the vars do not match the schema of '${def.key}'`, errors);
+    throw documentError("VarsMismatch", { key: def.key }, errors);
   }
 }

@@ -4,7 +4,7 @@
  * imported), looked up when a run reaches the state. Process-wide because the
  * module that registers them is loaded once per process, like workflow().
  */
-import { validation } from "../../../domain/errors.ts";
+import { taskflowError } from "../../../domain/errors.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../../../domain/limits.ts";
 import type { StepInput, StepOptions } from "../../durable/types.ts";
 
@@ -40,14 +40,15 @@ export function registerStep(name: string, fn: CodeStepFn, options: StepOptions 
     name.length > MAX_ID_LENGTH ||
     !new RegExp(ID_PATTERN).test(name)
   ) {
-    throw validation(
-      `step name '${String(name)}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
-    );
+    throw taskflowError("InvalidRegistration", {
+      detail: `step name '${String(name)}' must be 1–${MAX_ID_LENGTH} letters, digits or . _ - @ :`,
+    });
   }
-  if (typeof fn !== "function") throw validation(`step '${name}' needs a function`);
+  if (typeof fn !== "function")
+    throw taskflowError("InvalidRegistration", { detail: `step '${name}' needs a function` });
   const known = steps.get(name);
   if (known !== undefined && known.fn !== fn)
-    throw validation(`step '${name}' is registered twice`);
+    throw taskflowError("InvalidRegistration", { detail: `step '${name}' is registered twice` });
   steps.set(name, { name, fn, options });
 }
 

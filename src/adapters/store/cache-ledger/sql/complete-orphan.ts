@@ -7,8 +7,8 @@
  * whose change it was.
  */
 import { randomUUID } from "node:crypto";
+import { notFound, taskflowError } from "../../../../domain/errors.ts";
 import type { OrphanCompletion } from "../../../../engine/definition-cache/cache-ledger-port.ts";
-import { notFound } from "../../../../domain/errors.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
 import { insertRow } from "./begin-mutation.ts";
@@ -29,7 +29,7 @@ export async function completeOrphan(
         .where("mutation_id", "=", mutationId)
         .executeTakeFirst();
       if (row === undefined || !isCacheScope(row.scope)) {
-        throw notFound("cache mutation", mutationId);
+        throw taskflowError("CacheMutationNotFound", { mutationId });
       }
       // The conditional update decides, not the read: two operators at once complete it once.
       if (!(await markCompleted(trx, mutationId))) return { completed: false };

@@ -24,7 +24,7 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { conflict } from "../../../../domain/errors.ts";
+import { taskflowError } from "../../../../domain/errors.ts";
 
 export interface ProcessLock {
   /** Gives up this opener's share; the last one releases the file. Safe to call twice. */
@@ -132,12 +132,13 @@ function refusal(lockPath: string, target: string): Error {
     h === undefined || h.pid === process.pid
       ? "another process (starting just now)"
       : `another process (pid ${h.pid} on ${h.host}, since ${new Date(h.since).toISOString()})`;
-  return conflict(
-    `DATABASE_URL ${target}: ${who} has this SQLite file open, and one process per SQLite ` +
+  return taskflowError("DatabaseInUse", {
+    detail:
+      `DATABASE_URL ${target}: ${who} has this SQLite file open, and one process per SQLite ` +
       "file is the rule (its writes and its workers are coordinated in-process). Stop that " +
       "process first, or point DATABASE_URL at another file; to run several nodes, use " +
       `PostgreSQL or MariaDB (docs/deployment.md). Lock: ${lockPath}`,
-  );
+  });
 }
 
 /** The holder's record, or undefined when it cannot be read (it is being written). */
