@@ -13,8 +13,6 @@ import { InvalidDocumentError, invalidDocument, isTaskflowError, documentError }
 import { openDatabase } from "../adapters/store/open-database.ts";
 import { coordinationFor } from "../composition/coordination-for.ts";
 import { definitionCacheFor } from "../composition/definition-cache-for.ts";
-import { definitionDiff, type DiffEntry } from "../engine/definitions/definition-diff.ts";
-import { formatOf, parseDefinitionText } from "../engine/definitions/definition-text.ts";
 import {
   withDefinitionVersions,
   type CliDefinitionVersions,

@@ -3,7 +3,6 @@
  * refused the request for a reason in its catalogue. Branch on `code`; `detail`
  * is for people and may change.
  */
-import type { Problem, ProblemCode } from "./wire/problem.ts";
 import type { Problem, ProblemCode } from "./client-types.ts";
 import type { ProblemReason } from "./problem-reasons.ts";
 

@@ -10,8 +10,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
 import { notFound, taskflowError } from "../domain/errors.ts";
 import type { Coordination, Directory } from "../engine/index.ts";
-import type { Coordination } from "../engine/coordination/coordination-port.ts";
-import type { Directory } from "../engine/human-tasks/task-store-port.ts";
 import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";
 import { codeLoginRoutes } from "./code-login-routes.ts";

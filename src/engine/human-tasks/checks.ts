@@ -45,7 +45,9 @@ export function listUser(
     return userId;
   }
   const actorId = "actorId" in ctx ? ctx.actorId : undefined;
-  if (actorId === undefined) throw validation("user is required when the context names no actor");
+  if (actorId === undefined) throw taskflowError("InvalidArgument", {
+      detail: "user is required when the context names no actor",
+    });
   assertKnownUser(dir, "X-Actor-Id", actorId);
   return actorId;
 }

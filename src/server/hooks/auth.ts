@@ -28,7 +28,6 @@ import { hash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { TaskflowError, taskflowError } from "../../domain/errors.ts";
 import type { ApiKeyInfo } from "../../engine/index.ts";
-import type { ApiKeyInfo } from "../../engine/coordination/api-keys.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { TooManyKeyLookupsError, type StoredKeyCheck } from "./stored-key-check.ts";

@@ -32,7 +32,6 @@ import type { TtlCache } from "../../engine/index.ts";
 import { DEFAULT_IDEMPOTENCY_MARKER_TTL_MS } from "../../config/defaults.ts";
 import { TaskflowError, taskflowError } from "../../domain/errors.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { TtlCache } from "../../engine/coordination/ttl-cache-port.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { idempotencyKeyOf, recordKey, REPLAYED_HEADER, requestHash } from "./idempotency-key.ts";
 import {

@@ -32,7 +32,6 @@ import type { RateLimit, RateLimitFailure } from "../../config/config.ts";
 import { formatRateLimit } from "../../config/parse-rate-limit.ts";
 import { TENANT_PATTERN } from "../../domain/limits.ts";
 import { UnavailableError } from "../../domain/unavailable.ts";
-import type { RateLimiter, RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import { NO_KEY_ID } from "./auth.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 

@@ -9,7 +9,6 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { validation, taskflowError } from "../../domain/errors.ts";
 import type { PageRequest } from "../../engine/index.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
-import type { PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 
 const ID = new RegExp(ID_PATTERN);

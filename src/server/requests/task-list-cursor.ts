@@ -9,7 +9,6 @@
 import { validation, taskflowError } from "../../domain/errors.ts";
 import type { Page, PageRequest } from "../../engine/index.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
-import type { Page, PageRequest } from "../../engine/human-tasks/human-task-api.ts";
 import { decodeCursor, encodeCursor, pageRequest } from "./pagination.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";
 

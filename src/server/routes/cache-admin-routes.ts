@@ -14,7 +14,6 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type * as Wire from "../../client/wire/index.ts";
 import { forbidden, taskflowError } from "../../domain/errors.ts";
 import type { CacheLedger, IncompleteMutation } from "../../engine/index.ts";
-import type { CacheLedger, IncompleteMutation } from "../../engine/definition-cache/cache-ledger-port.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 
 export interface CacheAdminRouteOptions {

@@ -22,10 +22,6 @@ import {
 } from "../../engine/index.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 import type { Vars } from "../../domain/vars.ts";
-import type { DefinitionRuns } from "../../engine/definitions/definition-runs.ts";
-import { TRIGGER_METHODS } from "../../engine/definitions/definition-language.ts";
-import { requestSegments, type RouteTarget } from "../../engine/definitions/triggers/route-table.ts";
-import type { TriggerRoutes } from "../../engine/definitions/triggers/trigger-routes.ts";
 import { problem, sendProblem } from "../errors/error-mapping.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import { actorContext, type ActorHeaders } from "../hooks/request-context.ts";

@@ -19,13 +19,20 @@ import { ErrorCodes } from "../../../src/domain/errors.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { statusOf } from "../../../src/server/errors/error-mapping.ts";
 import { stubEngine, testConfig } from "./stub-engine.ts";
+import { serverAdapters } from "../../support/server-adapters.ts";
 
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 const SERVER_CODES = sorted([...ErrorCodes, ...SERVER_PROBLEM_CODES]);
 
 /** The OpenAPI document's Problem component, as the server serves it (no database). */
 async function openapiProblem(): Promise<{ code: string[]; reason: string[] }> {
-  const app = buildServer({ engine: stubEngine(), config: testConfig(), runs: {} as DurableRuns });
+  const config = testConfig();
+  const app = buildServer({
+    engine: stubEngine(),
+    config,
+    runs: {} as DurableRuns,
+    ...serverAdapters(config),
+  });
   try {
     await app.ready();
     const doc = (await app.inject({ url: "/openapi.json" })).json<{
