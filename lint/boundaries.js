@@ -8,7 +8,10 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 
-/** The areas of src/ and what each may import besides itself. */
+/**
+ * The areas of src/ and what each may import besides itself.
+ * @type {Record<string, string[]>}
+ */
 export const AREAS = {
   // The innermost layer: values and rules with no I/O.
   domain: [],
@@ -31,11 +34,26 @@ export const AREAS = {
 };
 
 /** Drivers and frameworks: only these areas may import them. */
-const DRIVERS = ["pg", "mysql2", "mysql2/*", "better-sqlite3", "kysely", "fastify", "@fastify/*", "ioredis", "pino", "openid-client"];
+const DRIVERS = [
+  "pg",
+  "mysql2",
+  "mysql2/*",
+  "better-sqlite3",
+  "kysely",
+  "fastify",
+  "@fastify/*",
+  "ioredis",
+  "pino",
+  "openid-client",
+];
 const MAY_USE_DRIVERS = new Set(["adapters", "server", "console", "cli", "composition"]);
 
 const dir = (area) => `./src/${area}`;
 
+/**
+ * @param {string} area
+ * @param {string[]} allowed
+ */
 function zonesFor(area, allowed) {
   const zones = [];
   for (const other of Object.keys(AREAS)) {
@@ -54,7 +72,8 @@ function zonesFor(area, allowed) {
   zones.push({
     target: dir(area),
     from: ["./src/index.ts", "./src/workflow.ts"],
-    message: "src/index.ts and src/workflow.ts are the package's front doors: only users of the package import them.",
+    message:
+      "src/index.ts and src/workflow.ts are the package's front doors: only users of the package import them.",
   });
   return zones;
 }
@@ -65,7 +84,10 @@ export const boundaries = [
     rules: {
       "import-x/no-restricted-paths": [
         "error",
-        { basePath: root, zones: Object.entries(AREAS).flatMap(([a, allowed]) => zonesFor(a, allowed)) },
+        {
+          basePath: root,
+          zones: Object.entries(AREAS).flatMap(([a, allowed]) => zonesFor(a, allowed)),
+        },
       ],
     },
   },
@@ -76,7 +98,14 @@ export const boundaries = [
       rules: {
         "no-restricted-imports": [
           "error",
-          { patterns: [{ group: DRIVERS, message: `drivers and frameworks belong in adapters, server and composition, not src/${a}.` }] },
+          {
+            patterns: [
+              {
+                group: DRIVERS,
+                message: `drivers and frameworks belong in adapters, server and composition, not src/${a}.`,
+              },
+            ],
+          },
         ],
       },
     })),

@@ -15,7 +15,10 @@ import { openCoordination } from "../../src/adapters/coordination/open-coordinat
 import { openDatabase, type Database } from "../../src/adapters/store/open-database.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import type { CacheConsistencyMode } from "../../src/engine/definition-cache/cache-consistency.ts";
-import { definitionCacheFor, type DefinitionCacheParts } from "../../src/composition/definition-cache-for.ts";
+import {
+  definitionCacheFor,
+  type DefinitionCacheParts,
+} from "../../src/composition/definition-cache-for.ts";
 import type { CacheProviderKind } from "../../src/engine/definition-cache/cache-provider-port.ts";
 import {
   deleteRedisPrefix,

@@ -105,7 +105,7 @@ export async function openExampleApp(opts: {
 
   const request: ExampleApp["request"] = async (actor, method, url, body, type) => {
     const r = await tf.server.inject({
-      method: method as "GET",
+      method,
       url,
       headers: {
         "x-api-key": API_KEY,

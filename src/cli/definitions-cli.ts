@@ -9,10 +9,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/config-error.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { InvalidDocumentError, invalidDocument, isTaskflowError, documentError } from "../domain/errors.ts";
-import { openDatabase } from "../adapters/store/open-database.ts";
-import { coordinationFor } from "../composition/coordination-for.ts";
-import { definitionCacheFor } from "../composition/definition-cache-for.ts";
+import { InvalidDocumentError, isTaskflowError, documentError } from "../domain/errors.ts";
 import {
   withDefinitionVersions,
   type CliDefinitionVersions,

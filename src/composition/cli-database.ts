@@ -18,7 +18,10 @@ import { DefinitionVersions } from "../engine/definitions/definition-versions.ts
 import { ServedCodeNames } from "../engine/durable/served-code-names.ts";
 
 export type { ApiKeyInfo, ApiKeyListing } from "../engine/coordination/api-keys.ts";
-export type { CacheLedger, IncompleteMutation } from "../engine/definition-cache/cache-ledger-port.ts";
+export type {
+  CacheLedger,
+  IncompleteMutation,
+} from "../engine/definition-cache/cache-ledger-port.ts";
 export type { VersionSelector } from "../engine/definitions/definition-versions.ts";
 
 /** What `taskflow keys` does with stored keys. */

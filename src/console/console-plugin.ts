@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isDevelopment, type TaskflowConfig } from "../config/config.ts";
-import { notFound, taskflowError } from "../domain/errors.ts";
+import { taskflowError } from "../domain/errors.ts";
 import type { Coordination, Directory } from "../engine/index.ts";
 import type { AuthDeps } from "./console-auth.ts";
 import { ConsoleSessions } from "./console-sessions.ts";

@@ -66,7 +66,10 @@ export function taskflowError<R extends EngineReason>(
   ...[params]: ParamsArg<R>
 ): TaskflowError<R> {
   const p = (params ?? {}) as ReasonParams<R>;
-  return new TaskflowError(codeOfReason(reason) as ErrorCode, reasonMessage(reason, p), reason, p);
+  // An engine reason's code is an ErrorCode by EngineReason's definition; TypeScript
+  // cannot see that through the generic lookup, so it is widened here once.
+  const code: ErrorCode = codeOfReason<ErrorReason>(reason) as ErrorCode;
+  return new TaskflowError<R>(code, reasonMessage(reason, p), reason, p);
 }
 
 /** @deprecated Raise the situation's reason: `taskflowError("InvalidParameter", { detail })`. */

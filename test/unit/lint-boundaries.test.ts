@@ -40,15 +40,51 @@ async function problems(file: string, source: string): Promise<string[]> {
 
 /** A file that exists in each area, and an import its area forbids and one it allows. */
 const PLANTS: Record<string, { file: string; forbidden: string; allowed: string }> = {
-  domain: { file: "src/domain/errors.ts", forbidden: "../engine/clock-port.ts", allowed: "./ids.ts" },
-  engine: { file: "src/engine/clock-port.ts", forbidden: "../adapters/store/open-database.ts", allowed: "../domain/ids.ts" },
-  config: { file: "src/config/config.ts", forbidden: "../server/build-server.ts", allowed: "../engine/clock-port.ts" },
-  adapters: { file: "src/adapters/store/open-database.ts", forbidden: "../../server/build-server.ts", allowed: "../../engine/clock-port.ts" },
-  client: { file: "src/client/index.ts", forbidden: "../engine/clock-port.ts", allowed: "./wire/index.ts" },
-  server: { file: "src/server/build-server.ts", forbidden: "../engine/clock-port.ts", allowed: "../engine/index.ts" },
-  console: { file: "src/console/mount-console.ts", forbidden: "../adapters/store/open-database.ts", allowed: "../engine/index.ts" },
-  cli: { file: "src/cli/main.ts", forbidden: "../adapters/store/open-database.ts", allowed: "../composition/create-taskflow.ts" },
-  composition: { file: "src/composition/create-taskflow.ts", forbidden: "../index.ts", allowed: "../adapters/store/open-database.ts" },
+  domain: {
+    file: "src/domain/errors.ts",
+    forbidden: "../engine/clock-port.ts",
+    allowed: "./ids.ts",
+  },
+  engine: {
+    file: "src/engine/clock-port.ts",
+    forbidden: "../adapters/store/open-database.ts",
+    allowed: "../domain/ids.ts",
+  },
+  config: {
+    file: "src/config/config.ts",
+    forbidden: "../server/build-server.ts",
+    allowed: "../engine/clock-port.ts",
+  },
+  adapters: {
+    file: "src/adapters/store/open-database.ts",
+    forbidden: "../../server/build-server.ts",
+    allowed: "../../engine/clock-port.ts",
+  },
+  client: {
+    file: "src/client/index.ts",
+    forbidden: "../engine/clock-port.ts",
+    allowed: "./wire/index.ts",
+  },
+  server: {
+    file: "src/server/build-server.ts",
+    forbidden: "../engine/clock-port.ts",
+    allowed: "../engine/index.ts",
+  },
+  console: {
+    file: "src/console/mount-console.ts",
+    forbidden: "../adapters/store/open-database.ts",
+    allowed: "../engine/index.ts",
+  },
+  cli: {
+    file: "src/cli/main.ts",
+    forbidden: "../adapters/store/open-database.ts",
+    allowed: "../composition/create-taskflow.ts",
+  },
+  composition: {
+    file: "src/composition/create-taskflow.ts",
+    forbidden: "../index.ts",
+    allowed: "../adapters/store/open-database.ts",
+  },
 };
 
 test("every area of src/ has a plant", () => {
@@ -68,12 +104,21 @@ for (const [area, plant] of Object.entries(PLANTS)) {
 
 test("src/domain and src/engine may not import a driver", async () => {
   const bad = await problems("src/engine/clock-port.ts", `import "kysely";\n`);
-  assert.ok(bad.some((p) => p.startsWith("no-restricted-imports")), bad.join("; "));
+  assert.ok(
+    bad.some((p) => p.startsWith("no-restricted-imports")),
+    bad.join("; "),
+  );
 });
 
 test("the Console's pages import only the wire types", async () => {
   const page = "console-ui/src/main.tsx";
   const bad = await problems(page, `import "../../src/engine/clock-port.ts";\n`);
-  assert.ok(bad.some((p) => p.startsWith("import-x/no-restricted-paths")), bad.join("; "));
-  assert.deepEqual(await problems(page, `import type { Task } from "../../src/client/wire/index.ts";\n`), []);
+  assert.ok(
+    bad.some((p) => p.startsWith("import-x/no-restricted-paths")),
+    bad.join("; "),
+  );
+  assert.deepEqual(
+    await problems(page, `import type { Task } from "../../src/client/wire/index.ts";\n`),
+    [],
+  );
 });

@@ -3,7 +3,7 @@
  * per-subject budget for issuing (so nobody can mail-bomb a person or farm
  * fresh attempt caps by asking for code after code).
  */
-import { TaskflowError, validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { IssueCodeOptions } from "../../engine/coordination/one-time-codes-port.ts";
 import type { RateLimiters } from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";

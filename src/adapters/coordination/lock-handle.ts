@@ -7,7 +7,7 @@
  * found it taken or the session dropped), or close(). Only the ends that are
  * not release() abort the signal: a holder that gave the lock up knows.
  */
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { AcquireOptions, LockHandle } from "../../engine/coordination/locks-port.ts";
 import { DEFAULT_LOCK_LEASE_MS, DEFAULT_LOCK_WAIT_MS } from "../../engine/coordination/limits.ts";
 import { checkDuration, checkKey, checkTenant } from "./check-input.ts";

@@ -12,8 +12,11 @@
  * points were spread evenly; two integers per key is what makes it one
  * upsert of one row (see sql-rate-limiters.ts).
  */
-import { validation, taskflowError } from "../../domain/errors.ts";
-import type { RateLimiterOptions, WindowKind } from "../../engine/coordination/rate-limiter-port.ts";
+import { taskflowError } from "../../domain/errors.ts";
+import type {
+  RateLimiterOptions,
+  WindowKind,
+} from "../../engine/coordination/rate-limiter-port.ts";
 import { checkDuration, checkKey, checkPoints, checkTenant } from "./check-input.ts";
 
 export interface LimiterSpec {

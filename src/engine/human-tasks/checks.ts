@@ -45,7 +45,8 @@ export function listUser(
     return userId;
   }
   const actorId = "actorId" in ctx ? ctx.actorId : undefined;
-  if (actorId === undefined) throw taskflowError("InvalidArgument", {
+  if (actorId === undefined)
+    throw taskflowError("InvalidArgument", {
       detail: "user is required when the context names no actor",
     });
   assertKnownUser(dir, "X-Actor-Id", actorId);

@@ -137,7 +137,7 @@ function validationDetail(fe: Partial<FastifyError>): string {
 
 export function toProblem(err: unknown, requestId: string): Problem {
   if (err instanceof InvalidDocumentError)
-    return { ...problem(err.code, err.message, err.reason), errors: err.errors };
+    return { ...problem(err.code, err.message, err.reason as ErrorReason), errors: err.errors };
   if (isTaskflowError(err)) return problem(err.code, err.message, err.reason);
   if (isUnavailable(err)) return problem("Unavailable", err.message, "BackendUnreachable");
   const fe = err as Partial<FastifyError>;

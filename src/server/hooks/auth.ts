@@ -26,7 +26,7 @@
  */
 import { hash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { TaskflowError, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { ApiKeyInfo } from "../../engine/index.ts";
 import { DEFAULT_TENANT } from "./request-context.ts";
 import { RefusalLog } from "./refusal-log.ts";

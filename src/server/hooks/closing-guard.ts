@@ -9,7 +9,7 @@
  * another node — in the one error format.
  */
 import type { FastifyInstance } from "fastify";
-import { PROBLEM_CONTENT_TYPE, problem, reasonProblem } from "../errors/error-mapping.ts";
+import { PROBLEM_CONTENT_TYPE, reasonProblem } from "../errors/error-mapping.ts";
 
 /** Needs `return503OnClosing: false` on the Fastify instance, or Fastify answers first. */
 export function installClosingGuard(app: FastifyInstance): void {

@@ -5,7 +5,7 @@
  * makes it here instead, answering with the same status as a problem document.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 
 export function requireHostHeader(
   req: FastifyRequest,

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";

@@ -12,7 +12,7 @@
  * in every string and key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 import { UNSUPPORTED_MEDIA_TYPE_DETAIL } from "../errors/error-mapping.ts";
 import { scanJsonText } from "./json-text-scan.ts";

@@ -26,7 +26,7 @@
  * more than a refused one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { TaskflowError, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { RateLimiter, RateLimiters } from "../../engine/index.ts";
 import type { RateLimit, RateLimitFailure } from "../../config/config.ts";
 import { formatRateLimit } from "../../config/parse-rate-limit.ts";

@@ -8,7 +8,7 @@
  * Node refuses a NUL in them, and their bytes are Latin-1, which has no surrogates.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { findUnstorableText } from "../../domain/storable-text.ts";
 
 export function refuseUnstorableParams(

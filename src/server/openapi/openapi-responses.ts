@@ -6,7 +6,12 @@
  * serialise the responses, so what /openapi.json says is what is sent.
  */
 import { codeOfReason, ErrorReasons } from "../../domain/error-reasons.ts";
-import { PROBLEM_CONTENT_TYPE, problem, statusOf, type ProblemCode } from "../errors/error-mapping.ts";
+import {
+  PROBLEM_CONTENT_TYPE,
+  problem,
+  statusOf,
+  type ProblemCode,
+} from "../errors/error-mapping.ts";
 
 /** Answered by every /v1 route: a bad header, the API key, the rate limit, a bug, an outage. */
 const API_CODES: readonly ProblemCode[] = [

@@ -2,7 +2,7 @@
  * `createdAfter` / `createdBefore` on list routes: ISO-8601 date-times in the
  * query string, a CreatedRange for the engine.
  */
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import { checkCreatedRange, type CreatedRange } from "../../domain/created-range.ts";
 
 export interface CreatedRangeQuery {

@@ -6,7 +6,7 @@
  * while bodies keep strict (non-coercing) types.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { PageRequest } from "../../engine/index.ts";
 import { ID_PATTERN, MAX_ID_LENGTH } from "../../domain/limits.ts";
 import type { PageQuery } from "../openapi/schema-primitives.ts";

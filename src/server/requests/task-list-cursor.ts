@@ -6,7 +6,7 @@
  * only accepted by the list that made it: positions differ in kind (an id, or
  * a completion time and id) and a cursor carried across would page wrongly.
  */
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { Page, PageRequest } from "../../engine/index.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import { decodeCursor, encodeCursor, pageRequest } from "./pagination.ts";

@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type * as Wire from "../../client/wire/index.ts";
-import { forbidden, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import type { CacheLedger, IncompleteMutation } from "../../engine/index.ts";
 import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 

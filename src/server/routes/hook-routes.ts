@@ -12,7 +12,7 @@
  * triggerResponseTimeout — that state's status and body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { validation, taskflowError } from "../../domain/errors.ts";
+import { taskflowError } from "../../domain/errors.ts";
 import {
   type DefinitionRuns,
   requestSegments,

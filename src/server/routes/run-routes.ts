@@ -64,7 +64,9 @@ export function runRoutes(
         id: req.body.id,
         startedBy: ctx.actorId,
       });
-      return reply.code(created ? 201 : 200).send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
+      return reply
+        .code(created ? 201 : 200)
+        .send({ runId: run.id, status: run.status } satisfies Wire.RunAccepted);
     },
   );
 

@@ -8,7 +8,10 @@ import { loadConfig, type LoadConfigOptions } from "../../../src/config/load-con
 import { formatRateLimit, parseRateLimit } from "../../../src/config/parse-rate-limit.ts";
 import { installErrorHandling } from "../../../src/server/errors/error-mapping.ts";
 import { requireApiKey } from "../../../src/server/hooks/auth.ts";
-import type { RateLimiter, RateLimiters } from "../../../src/engine/coordination/rate-limiter-port.ts";
+import type {
+  RateLimiter,
+  RateLimiters,
+} from "../../../src/engine/coordination/rate-limiter-port.ts";
 import { installRateLimit } from "../../../src/server/hooks/rate-limit.ts";
 import { authed, KEY, sampleTask, stubServer } from "./stub-engine.ts";
 

@@ -19,7 +19,10 @@ import {
   versionSchema,
   versionSummarySchema,
 } from "../../../src/server/views/definition-version-views.ts";
-import type { AssignmentBody, NextAssignmentBody } from "../../../src/server/requests/request-bodies.ts";
+import type {
+  AssignmentBody,
+  NextAssignmentBody,
+} from "../../../src/server/requests/request-bodies.ts";
 import { runSchema } from "../../../src/server/routes/run-schemas.ts";
 
 /** True only when A and B are the same type (not merely assignable either way). */

@@ -7,7 +7,7 @@
  * whose change it was.
  */
 import { randomUUID } from "node:crypto";
-import { notFound, taskflowError } from "../../../../domain/errors.ts";
+import { taskflowError } from "../../../../domain/errors.ts";
 import type { OrphanCompletion } from "../../../../engine/definition-cache/cache-ledger-port.ts";
 import type { StoreDialect } from "../../dialects/store-dialect.ts";
 import { retryingConflicts, type LedgerDb } from "../ledger-rows.ts";
