@@ -20,7 +20,7 @@
  * reason, the client holds the list of names (src/client/problem-reasons.ts),
  * and test/unit/server/error-catalogue.test.ts holds the four equal.
  */
-import type { ErrorCode } from "./errors.ts";
+import type { ErrorCode } from "./error-codes.ts";
 
 /**
  * Codes only the server answers with, never the engine: UnsupportedMediaType
@@ -274,7 +274,7 @@ export type ErrorReason = keyof typeof ERROR_REASONS;
 /** Every reason, in catalogue order. */
 export const ErrorReasons = Object.keys(ERROR_REASONS) as ErrorReason[];
 
-/** The reasons the engine raises as a TaskflowError: those whose code is in errors.ts's catalogue. */
+/** The reasons the engine raises as a TaskflowError: those whose code is in error-codes.ts's catalogue. */
 export type EngineReason = {
   [R in ErrorReason]: (typeof ERROR_REASONS)[R]["code"] extends ErrorCode ? R : never;
 }[ErrorReason];

@@ -1,8 +1,9 @@
 /**
- * The catalogue of local error codes. Every error the engine raises on purpose
- * carries one of these stable strings; the server maps them to HTTP in one place
- * (server/error-mapping.ts). Persisted, retry-aware workflow failures are a
- * different thing and live apart from these (see the durable runtime).
+ * The engine's errors: TaskflowError (a code from error-codes.ts, a reason from
+ * error-reasons.ts, the ids it is about) and the factories that raise them. The
+ * server maps codes to HTTP in one place (server/errors/error-mapping.ts).
+ * Persisted, retry-aware workflow failures are a different thing and live apart
+ * from these (see the durable runtime).
  */
 import {
   codeOfReason,
@@ -12,22 +13,9 @@ import {
   type ReasonParams,
 } from "./error-reasons.ts";
 
-export const ErrorCodes = [
-  "Validation",
-  "Unauthorized",
-  "Forbidden",
-  "NotFound",
-  "NotOpen",
-  "Conflict",
-  "TooLarge",
-  "RateLimited",
-  // Idempotency-Key (server/idempotency.ts): the first request with the key still runs,
-  // or the key was used with a different request.
-  "InProgress",
-  "Unprocessable",
-] as const;
-
-export type ErrorCode = (typeof ErrorCodes)[number];
+// The codes live in error-codes.ts, which the reasons' catalogue reads too (no import circle).
+export { ErrorCodes, type ErrorCode } from "./error-codes.ts";
+import type { ErrorCode } from "./error-codes.ts";
 
 /**
  * An error the engine raises on purpose: its `code` (how to react), its `reason`
