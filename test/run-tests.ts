@@ -17,10 +17,11 @@
  *   (about 25 s instead of 95 s on a busy 2-core machine); unit tests hold no
  *   shared resource, so they need no process of their own.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { builtCliIsStale } from "./support/built-cli.ts";
 import { createTemplates, dropTemplates, TEMPLATE_ENV } from "./support/template-databases.ts";
 import { dbExclusiveFiles, dbPairedFiles, dbParallelFiles, testFiles } from "./test-sets.ts";
 
@@ -124,7 +125,20 @@ async function withTemplates(body: () => Promise<number>): Promise<number> {
   }
 }
 
+/**
+ * The db files start the compiled CLI (test/support/built-cli.ts): rebuild
+ * when src/ changed since the last build, so a developer never tests stale
+ * code. In CI `npm ci` has just built, so this does nothing there.
+ */
+function buildIfStale(): number {
+  if (!builtCliIsStale(root)) return 0;
+  console.log("# run-tests: dist/ is older than src/: running npm run build");
+  return spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" }).status ?? 1;
+}
+
 async function runDb(): Promise<number> {
+  const built = buildIfStale();
+  if (built !== 0) return built;
   const codes = [
     await runGroup("parallel group", dbParallelFiles(root), concurrency()),
     await runGroup("paired group", dbPairedFiles(root), 2),

@@ -15,6 +15,7 @@ import {
   createTestDatabase,
   type Backend,
 } from "../support/backends.ts";
+import { builtCli } from "../support/built-cli.ts";
 import { startServer, type ServerProcess } from "../support/server-process.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -53,11 +54,11 @@ async function call(node: ServerProcess, method: "GET" | "POST", path: string, b
 
 /** `taskflow worker --workflows FLOWS`; resolves once it says it runs. */
 async function startWorkerProcess(url: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "worker", "--workflows", FLOWS],
-    { cwd: root, env: { ...process.env, ...env(url) }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, builtCli(["worker", "--workflows", FLOWS]), {
+    cwd: root,
+    env: { ...process.env, ...env(url) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   await new Promise<void>((resolve, reject) => {

@@ -22,6 +22,7 @@ import { sqlitePathOf } from "../../src/adapters/store/database-url.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { ApiKeys } from "../../src/engine/coordination/api-keys.ts";
 import { backendTestOptions, createTestDatabase, type Backend } from "../support/backends.ts";
+import { builtCli } from "../support/built-cli.ts";
 import { freePort } from "../support/server-process.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -46,7 +47,7 @@ interface Run {
 }
 
 function taskflow(args: string[], env: Record<string, string>): Promise<Run> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const proc = spawn(process.execPath, builtCli(args), {
     cwd: root,
     env: cleanEnv(env),
   });
@@ -92,15 +93,14 @@ interface Served {
 /** `taskflow serve`, keeping stdout (the JSON log) and stderr. */
 async function serve(env: Record<string, string>): Promise<Served> {
   const port = await freePort();
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve"],
-    { cwd: root, env: cleanEnv({ ...env, ADDR: `127.0.0.1:${port}` }) },
-  );
+  const proc: ChildProcess = spawn(process.execPath, builtCli(["serve"]), {
+    cwd: root,
+    env: cleanEnv({ ...env, ADDR: `127.0.0.1:${port}` }),
+  });
   let output = "";
   proc.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   proc.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  // 60 s, as for every server process the tests start: tsx compiles the CLI at each start.
+  // 60 s, as for every server process the tests start: a loaded machine starts slowly.
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${output}`);

@@ -1,4 +1,9 @@
-/** The `taskflow` command as a user runs it: a real process, real exit codes. */
+/**
+ * The `taskflow` command as a user runs it: a real process, real exit codes.
+ * The process is the built CLI (test/support/built-cli.ts), the code a user
+ * runs, so every exit code, message and signal checked here is still the real
+ * process's; only the tsx compile at each start is gone.
+ */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +15,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { writeFileSync } from "node:fs";
 import { ENVIRONMENT_VARIABLES } from "../../src/config/env-layer.ts";
+import { builtCli } from "../support/built-cli.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "taskflow-cli-"));
@@ -32,7 +38,7 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(args: string[], env: Record<string, string> = {}, untilOutput?: RegExp) {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const proc = spawn(process.execPath, builtCli(args), {
     cwd: root,
     env: cleanEnv(env),
   });
@@ -184,7 +190,9 @@ void test("serve on a port in use: exit 1, one line that says how to pick anothe
 
 void test("serve --workflows says which workflows it serves; a CommonJS .js module gets a hint", async () => {
   const flows = join(dir, "flows.mjs");
-  const api = new URL("../../src/index.ts", import.meta.url).href;
+  // A user's .mjs module imports the compiled package; the built CLI registers
+  // a TypeScript loader only for .ts modules, so src/index.ts would not load.
+  const api = new URL("../../dist/index.js", import.meta.url).href;
   writeFileSync(
     flows,
     `import { workflow } from ${JSON.stringify(api)};\n` +
@@ -207,7 +215,7 @@ void test("serve --workflows says which workflows it serves; a CommonJS .js modu
   mkdirSync(cjs);
   writeFileSync(join(cjs, "package.json"), '{ "type": "commonjs" }');
   writeFileSync(join(cjs, "flows.js"), `import { workflow } from ${JSON.stringify(api)};\n`);
-  // Through the compiled bin: under tsx (the other tests) a .js file may mix the two.
+  // Through the bin itself, as a user starts it: under tsx a .js file may mix the two.
   const proc = spawn(
     process.execPath,
     ["bin/taskflow.js", "worker", "--workflows", join(cjs, "flows.js")],
@@ -261,7 +269,7 @@ void test("taskflow serve with WF_RATE_LIMIT=abc exits 1 with one line naming th
       ([k]) => !/^(ADDR|DATABASE_URL|WF_.*|LOG_LEVEL|BODY_LIMIT|TASKFLOW_CONFIG)$/.test(k),
     ),
   );
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+  const proc = spawn(process.execPath, builtCli(["serve"]), {
     cwd: root,
     env: {
       ...env,

@@ -10,6 +10,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { createTestDatabase } from "../support/backends.ts";
+import { builtCli } from "../support/built-cli.ts";
 import { freePort, startServer, type ServerProcess } from "../support/server-process.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -31,7 +32,7 @@ const env = () => ({
 
 /** `taskflow <args>` to its end (a serve that starts is killed: it was not meant to). */
 async function cli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const proc = spawn(process.execPath, builtCli(args), {
     cwd: root,
     env: { ...process.env, ...env(), ADDR: `127.0.0.1:${await freePort()}` },
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { builtCli } from "./built-cli.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -27,14 +28,17 @@ export interface ServerProcess {
 
 /**
  * The server under test runs in its own process, as in production, so the
- * load generator does not share its event loop.
+ * load generator does not share its event loop. It is the built CLI
+ * (test/support/built-cli.ts), as `npm start` runs it: no tsx compile of the
+ * whole tree at each start; a `.ts` workflow module still loads through the
+ * CLI's own TypeScript loader.
  */
 export function startServer(
   env: Record<string, string>,
   /** Extra arguments after `serve`, e.g. `["--workflows", "flows.ts"]`. */
   args: readonly string[] = [],
 ): Promise<ServerProcess> {
-  return startServerProcess(root, ["src/cli/main.ts", "serve", ...args], env);
+  return spawnUntilHealthy(root, builtCli(["serve", ...args]), env);
 }
 
 /**
@@ -56,8 +60,17 @@ export async function startServerProcess(
   /** Node flags before the script, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   nodeArgs: readonly string[] = [],
 ): Promise<ServerProcess> {
+  return spawnUntilHealthy(cwd, [...nodeArgs, "--import", "tsx", ...args], env);
+}
+
+/** `node <argv>` in `cwd` with ADDR set to a free port; ready when GET /healthz answers. */
+async function spawnUntilHealthy(
+  cwd: string,
+  argv: readonly string[],
+  env: Record<string, string>,
+): Promise<ServerProcess> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", ...args], {
+  const proc = spawn(process.execPath, argv, {
     cwd,
     env: { ...process.env, ...env, ADDR: `127.0.0.1:${port}` },
     stdio: ["ignore", "ignore", "pipe"],
