@@ -2,6 +2,8 @@
 import { ErrorCodes } from "../../domain/errors.ts";
 import type { ProblemReason } from "../problem-reasons.ts";
 
+export type { ProblemReason };
+
 /**
  * The engine's error catalogue, from the pure domain layer — the one thing the
  * client takes from the engine's source, so the two cannot drift.

@@ -16,22 +16,24 @@ import {
 } from "../../domain/error-reasons.ts";
 import { isUnavailable } from "../../domain/unavailable.ts";
 import { drainRequest } from "../hooks/drain-request.ts";
+import type * as Wire from "../../client/wire/index.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 // Not in the engine's catalogue (errors.ts); the reasons' catalogue holds them (error-reasons.ts).
 export { SERVER_PROBLEM_CODES, type ProblemCode } from "../../domain/error-reasons.ts";
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
+/**
+ * The problem document as the server writes it: the wire's `Problem`
+ * (src/client/wire/problem.ts) with its code and reason narrowed to the
+ * server's catalogues, so a field the wire does not know fails to compile.
+ */
+export interface Problem extends Omit<Wire.Problem, "code" | "reason" | "errors"> {
   code: ProblemCode;
   /** The situation (error-reasons.ts): finer than `code`, and as stable. */
-  reason: ErrorReason;
+  reason: ErrorReason & Wire.ProblemReason;
   /** Every finding of a rejected document (e.g. a definition), each at its JSON pointer. */
-  errors?: readonly FieldError[];
+  errors?: readonly (FieldError & Wire.ProblemFieldError)[];
 }
 
 const STATUS: Record<ProblemCode, number> = {
