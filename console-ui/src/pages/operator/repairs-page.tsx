@@ -23,8 +23,8 @@ function FenceRow({ fence, onDone }: { fence: CacheMutation; onDone: (msg: strin
     );
     onDone(
       r.completed
-        ? `CacheMutation ${fence.mutationId} completed; the ${fence.scope} cache is in use again.`
-        : `CacheMutation ${fence.mutationId} was already completed; nothing changed.`,
+        ? `Fence ${fence.mutationId} completed; the ${fence.scope} cache is in use again.`
+        : `Fence ${fence.mutationId} was already completed; nothing changed.`,
     );
   };
   return (
@@ -48,7 +48,7 @@ function FenceRow({ fence, onDone }: { fence: CacheMutation; onDone: (msg: strin
           onConfirm={complete}
         >
           <p>
-            CacheMutation <code>{fence.mutationId}</code> of scope {fence.scope}, owned by{" "}
+            Fence <code>{fence.mutationId}</code> of scope {fence.scope}, owned by{" "}
             <code>{fence.owner}</code>.
           </p>
           <p>
