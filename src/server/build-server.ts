@@ -5,6 +5,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { TaskflowConfig } from "../config/config.ts";
+import { eagerCompilers, lazyCompilers } from "./hooks/lazy-compilers.ts";
 import { isDevelopment } from "../config/config.ts";
 import {
   assertKeyLengthsOutsideDevelopment,
@@ -81,6 +82,12 @@ export interface BuildServerOptions {
   directory: Directory;
   /** How stored API keys' answers are cached (tests shorten it); see stored-key-check.ts. */
   apiKeyCache?: StoredKeyCheckOptions | undefined;
+  /**
+   * When route schemas compile: at each route's first use (the default, see
+   * lazy-compilers.ts), or all at start, as Fastify does by itself (the test
+   * that holds every schema compilable).
+   */
+  schemaCompilation?: "lazy" | "eager" | undefined;
 }
 
 /**
@@ -109,6 +116,7 @@ export function buildServer({
   ownCoordination,
   directory,
   apiKeyCache,
+  schemaCompilation = "lazy",
 }: BuildServerOptions & ServerCoordination): FastifyInstance {
   // Also checked by loadConfig; repeated so a hand-built config cannot serve without keys.
   // With a coordination, WF_API_KEYS may be empty: stored keys are checked per request
@@ -138,6 +146,10 @@ export function buildServer({
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // closing-guard.ts answers those requests as problem+json instead.
     return503OnClosing: false,
+    // Each route's validators and serialisers compile at its first use (lazy-compilers.ts).
+    schemaController: {
+      compilersFactory: schemaCompilation === "lazy" ? lazyCompilers : eagerCompilers,
+    },
   });
 
   refuseConnect(app.server, app.log);
