@@ -27,7 +27,8 @@
  */
 
 // Embedding: build, start and stop TaskFlow in this process.
-export { createTaskflow, migrateDatabase } from "./composition/create-taskflow.ts";
+export { createTaskflow } from "./composition/create-taskflow.ts";
+export { migrateDatabase } from "./composition/migrate-database.ts";
 export type { Taskflow, TaskflowOptions } from "./composition/create-taskflow.ts";
 export type {
   TaskflowServer,

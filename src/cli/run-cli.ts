@@ -8,17 +8,10 @@ import { isConfigError } from "../config/config-error.ts";
 import type { ListenAddress } from "../config/config.ts";
 import { CONFIG_FILE_VARIABLE, ENVIRONMENT_VARIABLES } from "../config/env-layer.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { startWorker } from "../composition/create-durable.ts";
 import { checkHealth, healthUrl } from "./health-check.ts";
-import { importWorkflowModule } from "./workflow-module.ts";
-import { parseKeysArgs, runKeysCommand, type KeysArgs } from "./keys-command.ts";
-import { createTaskflow, migrateDatabase } from "../composition/create-taskflow.ts";
+import type { KeysArgs } from "./keys-command.ts";
 import { isTaskflowError } from "../domain/errors.ts";
-import { WorkflowRegistry } from "../composition/cli-engine.ts";
-import { closeOnSignals, consoleCanLogIn } from "../composition/serve-lifecycle.ts";
 import { logUnhandledRejections } from "./unhandled-rejections.ts";
-import { runDefinitionsCli } from "./definitions-cli.ts";
-import { runCacheCli } from "./cache-cli.ts";
 import type { CliIo } from "./cli-io.ts";
 import { commandHelp, helpHint } from "./command-help.ts";
 
@@ -89,13 +82,23 @@ function environmentHelp(): string {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/*
+ * Each command loads its own modules when it runs (the `await import(...)`s
+ * below): the server, the worker, the database layer and their dependencies
+ * are ~1,700 module files, ~0.6 s of CPU at every start. `taskflow --help`,
+ * `health` and the usage errors need none of them; `keys` and `migrate` need
+ * the database but not the server.
+ */
+
 /** Resolves with the exit code; for `serve`, once the server listens (it keeps running). */
 export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
   // `taskflow help definitions …` is `taskflow definitions … --help`; the same for cache.
   if (argv[0] === "help" && (argv[1] === "definitions" || argv[1] === "cache"))
     return runCli([...argv.slice(1), "--help"], env, io);
-  if (argv[0] === "definitions") return runDefinitionsCli(argv.slice(1), env, io);
-  if (argv[0] === "cache") return runCacheCli(argv.slice(1), env, io);
+  if (argv[0] === "definitions")
+    return (await import("./definitions-cli.ts")).runDefinitionsCli(argv.slice(1), env, io);
+  if (argv[0] === "cache")
+    return (await import("./cache-cli.ts")).runCacheCli(argv.slice(1), env, io);
   let parsed;
   try {
     parsed = parseArgs({
@@ -160,6 +163,12 @@ async function serve(
   // Keys are required outside development, but stored keys count: createTaskflow
   // checks once the database is migrated (require-keys-at-start.ts).
   const config = loadConfig({ env, configFile, requireApiKeys: false });
+  const [{ importWorkflowModule }, { createTaskflow }, { closeOnSignals, consoleCanLogIn }] =
+    await Promise.all([
+      import("./workflow-module.ts"),
+      import("../composition/create-taskflow.ts"),
+      import("../composition/serve-lifecycle.ts"),
+    ]);
   const mod = workflows === undefined ? undefined : await importWorkflowModule(workflows);
   // Without a worker the names still count for starts: runs wait for a worker that has the code.
   const taskflow = await createTaskflow(config, {
@@ -187,7 +196,7 @@ async function serve(
   } else if (withConsole) {
     io.out("taskflow: Console off: no login configured (see the warning above)\n");
   }
-  const names = mod === undefined ? [] : workflowNames(mod);
+  const names = mod === undefined ? [] : await workflowNames(mod);
   if (noWorker) {
     const accepted = names.length > 0 ? `; accepting starts of ${names.join(", ")}` : "";
     io.out(`taskflow: no worker (--no-worker): runs execute on workers${accepted}\n`);
@@ -195,7 +204,8 @@ async function serve(
   return 0;
 }
 
-function workflowNames(mod: Record<string, unknown>): string[] {
+async function workflowNames(mod: Record<string, unknown>): Promise<string[]> {
+  const { WorkflowRegistry } = await import("../composition/cli-engine.ts");
   const registry = new WorkflowRegistry();
   registry.registerModule(mod);
   return registry.names();
@@ -235,6 +245,11 @@ async function worker(
   // A worker serves no API (at most /healthz and /readyz, which take no key on a
   // server either), so a key would guard nothing: none is required, even in production.
   const config = loadConfig({ env, configFile, requireApiKeys: false });
+  const [{ importWorkflowModule }, { startWorker }, { closeOnSignals }] = await Promise.all([
+    import("./workflow-module.ts"),
+    import("../composition/create-durable.ts"),
+    import("../composition/serve-lifecycle.ts"),
+  ]);
   const mod = await importWorkflowModule(workflows);
   const w = await startWorker(
     config,
@@ -263,6 +278,7 @@ async function worker(
 
 async function migrate(env: Env, configFile: string | undefined, io: CliIo): Promise<number> {
   // Migrating serves no HTTP, so it does not need API keys even in production.
+  const { migrateDatabase } = await import("../composition/migrate-database.ts");
   const applied = await migrateDatabase(loadConfig({ env, configFile, requireApiKeys: false }));
   io.out(
     applied.length === 0
@@ -278,6 +294,7 @@ async function keys(
   io: CliIo,
   args: KeysArgs,
 ): Promise<number> {
+  const { parseKeysArgs, runKeysCommand } = await import("./keys-command.ts");
   const command = parseKeysArgs(args);
   if (typeof command === "string") return usage(io, command, ["keys", ...args.positionals]);
   try {

@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { startBackgroundJobs } from "./background-jobs.ts";
+export { migrateDatabase } from "./migrate-database.ts";
 import { coordinationFor } from "./coordination-for.ts";
 import { createDirectory } from "../adapters/directory/create-directory.ts";
 import { withLifecycle } from "../adapters/store/create-store.ts";
@@ -275,20 +276,3 @@ const serverOf = (app: FastifyInstance): TaskflowServer => app;
 /** The host's connection as the adapters take it: it is an ioredis Redis (redis-connection.ts). */
 const asRedis = (connection: RedisConnection | undefined): Redis | undefined =>
   connection as Redis | undefined;
-
-/**
- * `taskflow migrate`: applies pending migrations and closes the store.
- * Resolves with the names of the migrations it applied (none: up to date).
- */
-export async function migrateDatabase(
-  config: Pick<TaskflowConfig, "databaseUrl"> & Partial<Pick<TaskflowConfig, "sqliteSynchronous">>,
-): Promise<string[]> {
-  const database = openDatabase(config.databaseUrl, {
-    sqliteSynchronous: config.sqliteSynchronous,
-  });
-  try {
-    return await database.migrate();
-  } finally {
-    await database.close();
-  }
-}
