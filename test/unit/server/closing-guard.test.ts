@@ -54,3 +54,39 @@ test("a request arriving while the server closes is 503 problem+json with Retry-
   assert.equal(body.status, 503);
   assert.equal(body.type, "urn:taskflow:problem:Unavailable");
 });
+
+test("a connection whose response ends after close began does not hold the close for its keep-alive time", async () => {
+  let entered!: () => void;
+  const inFlight = new Promise<void>((r) => (entered = r));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const app = await stubServer({
+    getTask: async (_ctx, id) => {
+      entered();
+      await gate;
+      return sampleTask({ id });
+    },
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const { port } = app.server.address() as { port: number };
+
+  // A keep-alive client that, like undici told "Keep-Alive: timeout=72", keeps its socket.
+  const socket = connect(port, "127.0.0.1");
+  const chunks: Buffer[] = [];
+  socket.on("data", (c: Buffer) => chunks.push(c));
+  socket.write(get("/v1/tasks/t1"));
+  await inFlight;
+  const began = Date.now();
+  const closed = app.close();
+  // Node's close() reaped the idle connections already; this one turns idle now.
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  const within = await Promise.race([
+    closed.then(() => true),
+    new Promise<false>((r) => setTimeout(() => r(false), 3_000).unref()),
+  ]);
+  socket.destroy();
+  await closed;
+  assert.ok(within, `close waited ${Date.now() - began} ms for an idle keep-alive connection`);
+  assert.match(Buffer.concat(chunks).toString("utf8"), /^HTTP\/1\.1 200 /);
+});
