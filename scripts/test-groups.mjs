@@ -5,7 +5,12 @@ import { join } from "node:path";
 import process from "node:process";
 
 /** @typedef {{ cmd: string, args: string[] }} Step */
-/** @typedef {{ name: string, pooled: boolean, steps: Step[] }} Group */
+/**
+ * `idle`: a CPU-bound check that times nothing (lint, format, typecheck); it runs at the
+ * machine's idle priority, side by side with the test sets, on the cycles they leave.
+ * `alone`: a test set, run one after another at normal priority (scripts/test.mjs).
+ * @typedef {{ name: string, mode: "idle" | "alone", steps: Step[] }} Group
+ */
 
 /** @type {(pkg: string, path: string) => string} */
 const bin = (pkg, path) =>
@@ -18,24 +23,25 @@ const node = (file, ...args) => ({ cmd: process.execPath, args: [file, ...args] 
 const tsc = (project) => node(bin("typescript", "bin/tsc"), "-p", project, "--noEmit");
 
 /**
- * Each group is one or more steps; a pooled group's steps may run side by side. The
- * order is longest first (as measured on this machine), so the pool ends soon after its
- * longest step.
+ * Each group is one or more steps; an idle group's steps may run side by side. The
+ * order is longest first (as measured on this machine), so the idle pool ends soon after
+ * its longest step. The unit set runs first, alone: its tests time things (timers,
+ * backoffs) and would wait behind every other process at idle priority.
  * @type {Group[]}
  */
 export const GROUPS = [
-  { name: "lint", pooled: true, steps: [npm("lint")] },
+  { name: "lint", mode: "idle", steps: [npm("lint")] },
   {
     name: "typecheck",
-    pooled: true,
+    mode: "idle",
     steps: [
       tsc("tsconfig.json"),
       tsc("console-ui/tsconfig.json"),
       tsc("examples/employee-termination-app/web/tsconfig.json"),
     ],
   },
-  { name: "unit", pooled: true, steps: [npm("test:unit")] },
-  { name: "format", pooled: true, steps: [npm("format:check")] },
-  { name: "db", pooled: false, steps: [npm("test:db")] },
-  { name: "browser", pooled: false, steps: [npm("test:browser")] },
+  { name: "format", mode: "idle", steps: [npm("format:check")] },
+  { name: "unit", mode: "alone", steps: [npm("test:unit")] },
+  { name: "db", mode: "alone", steps: [npm("test:db")] },
+  { name: "browser", mode: "alone", steps: [npm("test:browser")] },
 ];

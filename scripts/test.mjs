@@ -4,13 +4,20 @@
 // minutes went. Every group runs even when an earlier one failed — one run shows every
 // failure, as the db groups do — and the exit code is 1 when any failed.
 //
-// Two cores: the CPU-bound groups (lint, format, the three typecheck projects, the unit
-// set) share a pool of two slots, longest first, each with its output held and printed
-// whole when it ends so that two groups' lines never interleave. The db set and the
-// browser suite then run alone, streamed: the db set has its own parallel, paired and
-// exclusive groups (test/run-tests.ts), whose timing bounds assume no other load, and
-// the browser suite runs two Chromiums with their servers, which fill both cores.
-import { spawn } from "node:child_process";
+// Two cores, and two kinds of group (scripts/test-groups.mjs):
+// - the test sets (unit, db, browser) run one after another at normal priority,
+//   streamed. The db set has its own parallel, paired and exclusive groups
+//   (test/run-tests.ts), whose timing bounds assume no other test loads the machine;
+//   the browser suite runs two Chromiums with their servers.
+// - the checks that time nothing (lint, format, the three typecheck projects: ~220 s
+//   of CPU) run from the start beside them, two at a time, at the scheduler's idle
+//   priority (SCHED_IDLE, `chrt --idle 0`; `nice -n 19` where chrt is missing). An
+//   idle-priority process runs only on a core no other process wants, and a waking
+//   test process takes the core from it at once, so the checks use the cycles that the
+//   test sets leave while they wait on databases, leases and child processes (the db
+//   set's paired and exclusive groups leave most of both cores idle) and take none from
+//   them. Their output is held and printed whole when each ends.
+import { spawn, spawnSync } from "node:child_process";
 import { Buffer } from "node:buffer";
 import console from "node:console";
 import process from "node:process";
@@ -32,6 +39,22 @@ const stop = (signal) => {
 };
 process.once("SIGINT", () => stop("SIGINT"));
 process.once("SIGTERM", () => stop("SIGTERM"));
+
+/**
+ * `step` at idle CPU priority: chrt's SCHED_IDLE (util-linux, on every Debian), else the
+ * lowest nice value, else as it is (a machine without either still runs every check).
+ * @param {Step} step
+ * @returns {Step}
+ */
+function atIdlePriority(step) {
+  const has = (/** @type {string} */ cmd, /** @type {string[]} */ args) =>
+    spawnSync(cmd, args, { stdio: "ignore" }).status === 0;
+  if (has("chrt", ["--idle", "0", "true"]))
+    return { cmd: "chrt", args: ["--idle", "0", step.cmd, ...step.args] };
+  if (has("nice", ["-n", "19", "true"]))
+    return { cmd: "nice", args: ["-n", "19", step.cmd, ...step.args] };
+  return step;
+}
 
 /**
  * Runs one step; resolves with its exit code (1 when killed). Held output goes to `held`.
@@ -69,10 +92,11 @@ const began = new Map();
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 /**
- * The pooled groups' steps, SLOTS at a time; a group's time is its first start to last end.
+ * The idle groups' steps, SLOTS at a time; a group's time is its first start to last end.
  * @param {Group[]} groups
+ * @param {boolean} idle run them at idle priority (beside the test sets)
  */
-async function pool(groups) {
+async function pool(groups, idle) {
   const queue = groups.flatMap((group) => group.steps.map((step) => ({ group, step })));
   const worker = async () => {
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
@@ -80,7 +104,7 @@ async function pool(groups) {
       if (!began.has(group.name)) began.set(group.name, Date.now());
       /** @type {Buffer[]} */
       const held = [];
-      const code = await run(step, held);
+      const code = await run(idle ? atIdlePriority(step) : step, held);
       const label = `${group.name}: ${[step.cmd, ...step.args].join(" ").replace(root, "")}`;
       process.stdout.write(`\n=== ${label} (exit ${code})\n${Buffer.concat(held).toString()}`);
       record(group, code === 0, Date.now() - (began.get(group.name) ?? 0));
@@ -99,18 +123,24 @@ if (unknown.length > 0) {
 }
 const chosen = GROUPS.filter((g) => wanted.length === 0 || wanted.includes(g.name));
 const started = Date.now();
-await pool(chosen.filter((g) => g.pooled));
-for (const group of chosen.filter((g) => !g.pooled)) {
+const sets = chosen.filter((g) => g.mode === "alone");
+// Alone (`npm run typecheck`, `node scripts/test.mjs lint`), the checks take the CPU.
+const checks = pool(
+  chosen.filter((g) => g.mode === "idle"),
+  sets.length > 0,
+);
+for (const group of sets) {
   console.log(`\n=== ${group.name}`);
   const at = Date.now();
   let ok = true;
   for (const step of group.steps) ok = (await run(step)) === 0 && ok;
   record(group, ok, Date.now() - at);
 }
+await checks;
 
-// Pooled groups overlap, so their times add up to more than the wall time they took.
+// The checks overlap the sets, so the times add up to more than the wall time.
 const rows = chosen.map((g) => [
-  g.pooled ? `${g.name} *` : g.name,
+  g.mode === "idle" ? `${g.name} *` : g.name,
   results.get(g.name)?.ok ? "ok" : "FAILED",
   seconds(results.get(g.name)?.ms ?? 0),
 ]);
@@ -122,5 +152,9 @@ rows.push([
 console.log("\ngroup         result      s");
 for (const [name, result, s] of rows)
   console.log(`${name.padEnd(13)} ${result.padEnd(7)} ${s.padStart(6)}`);
-if (chosen.some((g) => g.pooled)) console.log(`* ran side by side, ${SLOTS} at a time`);
+if (chosen.some((g) => g.mode === "idle"))
+  console.log(
+    `* ran side by side, ${SLOTS} at a time` +
+      (sets.length > 0 ? ", at idle priority beside the test sets" : ""),
+  );
 process.exit([...results.values()].every((r) => r.ok) ? 0 : 1);
