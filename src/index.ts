@@ -27,8 +27,7 @@
  */
 
 // Embedding: build, start and stop TaskFlow in this process.
-export { createTaskflow } from "./composition/create-taskflow.ts";
-export { migrateDatabase } from "./composition/migrate-database.ts";
+export { createTaskflow, migrateDatabase } from "./lazy-entry-points.ts";
 export type { Taskflow, TaskflowOptions } from "./composition/create-taskflow.ts";
 export type {
   TaskflowServer,
