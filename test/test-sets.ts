@@ -70,24 +70,28 @@ export const DB_EXCLUSIVE: readonly string[] = [
  * at a time, never beside a file of the parallel group. Each says why.
  */
 export const DB_PAIRED: readonly string[] = [
-  // Worker processes killed with kill -9 at random moments while runs are in flight; minutes of load.
-  // Its only deadline: every run completes within 60 s of the last kill.
-  "test/durable/worker-process.test.ts",
+  // In the order they start, longest first (seconds alone, 2026-12-04: 132, 125, 106, 103,
+  // 41, 24, 16): two at a time, the group ends soon after its longest pair, not with one
+  // long file started last beside an idle slot.
+  //
   // 200 processes of a definition while the executing process is killed -9 twenty times; a lease to wait out per kill.
   // It counts completions and duplicate effects; its waits are leases (5 s), not bounds.
   "test/durable/definition-crash.test.ts",
-  // Up to four server and worker processes at once (each a node + tsx start); runs must complete within 30 s.
-  "test/durable/served-workflows-process.test.ts",
+  // Worker processes killed with kill -9 at random moments while runs are in flight; minutes of load.
+  // Its only deadline: every run completes within 60 s of the last kill.
+  "test/durable/worker-process.test.ts",
+  // Three server processes, 1,000 rounds of racing publishes and reads per mode. Strict has no time
+  // bound; bounded allows the poll + 1 s, which two such files side by side keep (the pair is the
+  // two deployments of the same property, and they start together here too).
+  "test/definition-cache/three-nodes-postgres.property.test.ts",
+  "test/definition-cache/three-nodes-mariadb.property.test.ts",
   // kill -9 of a definition writer with its fence open; the reaper must complete it after 6 s of owner silence.
   "test/definition-cache/timeline-orphan-kill.test.ts",
+  // Up to four server and worker processes at once (each a node + tsx start); runs must complete within 30 s.
+  "test/durable/served-workflows-process.test.ts",
   // kill -9 of a definition writer (an orphaned fence) beside two nodes per deployment, three deployments;
   // its only time bound is the bounded mode's poll + 500 ms, and that the reaper (6 s) is not waited for.
   "test/definitions/routes-fenced.test.ts",
-  // Three server processes, 1,000 rounds of racing publishes and reads per mode. Strict has no time
-  // bound; bounded allows the poll + 1 s, which two such files side by side keep (the pair is the
-  // two deployments of the same property).
-  "test/definition-cache/three-nodes-mariadb.property.test.ts",
-  "test/definition-cache/three-nodes-postgres.property.test.ts",
 ];
 
 const isExclusive = (file: string): boolean => DB_EXCLUSIVE.includes(file);
@@ -126,8 +130,11 @@ export const dbParallelFiles = (root: string): string[] =>
     .filter((f) => !isExclusive(f) && !isPaired(f))
     .sort(longestFirst);
 
-/** The db files of DB_PAIRED, in the set's (sorted) order. */
-export const dbPairedFiles = (root: string): string[] => testFiles("db", root).filter(isPaired);
+/** The db files of DB_PAIRED, in its order (longest first). */
+export const dbPairedFiles = (root: string): string[] => {
+  const files = testFiles("db", root);
+  return DB_PAIRED.filter((f) => files.includes(f));
+};
 
 /** The db files of DB_EXCLUSIVE, in the set's (sorted) order. */
 export const dbExclusiveFiles = (root: string): string[] =>

@@ -10,7 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startTsx } from "./tsx-process.ts";
+import { builtCli } from "../support/built-cli.ts";
+import { startNode } from "./tsx-process.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const API_KEY = "browser-tests-engine-key-0123456789abcdef";
@@ -59,8 +60,10 @@ export async function startConsoleServer(
   // A test that must know the address first (an OpenID Connect callback) passes ADDR.
   const port =
     extraEnv.ADDR === undefined ? await freePort() : Number(extraEnv.ADDR.split(":").pop());
-  const proc = startTsx(
-    ["src/cli/main.ts", "serve", "--console", ...args],
+  // The built CLI, as `npm start` runs it (test/support/built-cli.ts): under tsx each
+  // server start compiled the whole source tree first.
+  const proc = startNode(
+    builtCli(["serve", "--console", ...args]),
     {
       // The outer shell's settings stay out: the test decides every one.
       ...Object.fromEntries(

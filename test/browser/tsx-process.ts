@@ -1,5 +1,6 @@
 /**
- * A TypeScript entry point run by tsx in its own process for a browser test: its output
+ * A node process for a browser test (a TypeScript entry point run by tsx, or the built
+ * CLI): its output
  * kept as one log (servers print their addresses and login codes there), its temporary
  * directory removed once it has stopped.
  */
@@ -16,8 +17,14 @@ export interface TsxProcess {
   stop: () => Promise<void>;
 }
 
+/** `node --import tsx <args>`: an example app, which runs from its TypeScript sources. */
 export function startTsx(args: string[], env: NodeJS.ProcessEnv, dir: string): TsxProcess {
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], {
+  return startNode(["--import", "tsx", ...args], env, dir);
+}
+
+/** `node <argv>`, e.g. the built CLI. */
+export function startNode(argv: string[], env: NodeJS.ProcessEnv, dir: string): TsxProcess {
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
