@@ -205,7 +205,7 @@ async function serve(
 }
 
 async function workflowNames(mod: Record<string, unknown>): Promise<string[]> {
-  const { WorkflowRegistry } = await import("../composition/cli-engine.ts");
+  const { WorkflowRegistry } = await import("../composition/cli-workflows.ts");
   const registry = new WorkflowRegistry();
   registry.registerModule(mod);
   return registry.names();

@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { registeredStepNames, WorkflowRegistry } from "../composition/cli-engine.ts";
+import { registeredStepNames, WorkflowRegistry } from "../composition/cli-workflows.ts";
 import { loadsAsTypeScript, registerTypeScriptLoader } from "./typescript-loader.ts";
 
 export async function importWorkflowModule(path: string): Promise<Record<string, unknown>> {
