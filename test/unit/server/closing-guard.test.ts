@@ -11,7 +11,11 @@ import { KEY, sampleTask, stubServer } from "./stub-engine.ts";
 const get = (path: string) =>
   `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nX-Actor-Id: bob\r\n\r\n`;
 
-test("a request arriving while the server closes is 503 problem+json with Retry-After", async () => {
+/**
+ * A listening server whose GET /v1/tasks/:id waits, once entered, until `release()`;
+ * a raw socket to it whose received bytes collect in `chunks`.
+ */
+async function gatedServer() {
   let entered!: () => void;
   const inFlight = new Promise<void>((r) => (entered = r));
   let release!: () => void;
@@ -25,10 +29,14 @@ test("a request arriving while the server closes is 503 problem+json with Retry-
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const { port } = app.server.address() as { port: number };
-
   const socket = connect(port, "127.0.0.1");
   const chunks: Buffer[] = [];
   socket.on("data", (c: Buffer) => chunks.push(c));
+  return { app, inFlight, release, socket, chunks };
+}
+
+test("a request arriving while the server closes is 503 problem+json with Retry-After", async () => {
+  const { app, inFlight, release, socket, chunks } = await gatedServer();
   const ended = new Promise<void>((r) => socket.on("close", () => r()));
   socket.write(get("/v1/tasks/t1"));
   await inFlight;
@@ -56,24 +64,8 @@ test("a request arriving while the server closes is 503 problem+json with Retry-
 });
 
 test("a connection whose response ends after close began does not hold the close for its keep-alive time", async () => {
-  let entered!: () => void;
-  const inFlight = new Promise<void>((r) => (entered = r));
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const app = await stubServer({
-    getTask: async (_ctx, id) => {
-      entered();
-      await gate;
-      return sampleTask({ id });
-    },
-  });
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const { port } = app.server.address() as { port: number };
-
   // A keep-alive client that, like undici told "Keep-Alive: timeout=72", keeps its socket.
-  const socket = connect(port, "127.0.0.1");
-  const chunks: Buffer[] = [];
-  socket.on("data", (c: Buffer) => chunks.push(c));
+  const { app, inFlight, release, socket, chunks } = await gatedServer();
   socket.write(get("/v1/tasks/t1"));
   await inFlight;
   const began = Date.now();

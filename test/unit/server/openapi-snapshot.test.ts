@@ -20,13 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
-import type { CacheLedger } from "../../../src/engine/definition-cache/cache-ledger-port.ts";
-import type { DefinitionRuns } from "../../../src/engine/definitions/definition-runs.ts";
-import type { DefinitionVersions } from "../../../src/engine/definitions/definition-versions.ts";
-import type { TriggerRoutes } from "../../../src/engine/definitions/triggers/trigger-routes.ts";
-import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
-import { stubEngine, testConfig } from "./stub-engine.ts";
+import { everyRouteFamily, stubEngine, testConfig } from "./stub-engine.ts";
 import type { Directory } from "../../../src/engine/directory-port.ts";
 
 const SNAPSHOT = new URL("openapi-snapshot.sha256", import.meta.url);
@@ -39,11 +34,7 @@ async function document(): Promise<string> {
   const app = buildServer({
     engine: stubEngine(),
     config: testConfig(),
-    runs: {} as DurableRuns,
-    definitions: { prepare: () => undefined } as unknown as DefinitionVersions,
-    definitionRuns: {} as DefinitionRuns,
-    triggerRoutes: {} as TriggerRoutes,
-    cacheLedger: {} as CacheLedger,
+    ...everyRouteFamily(),
     coordination,
     directory: {} as Directory,
   });

@@ -13,14 +13,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { openCoordination } from "../../../src/adapters/coordination/open-coordination.ts";
-import type { CacheLedger } from "../../../src/engine/definition-cache/cache-ledger-port.ts";
-import type { DefinitionRuns } from "../../../src/engine/definitions/definition-runs.ts";
-import type { DefinitionVersions } from "../../../src/engine/definitions/definition-versions.ts";
-import type { TriggerRoutes } from "../../../src/engine/definitions/triggers/trigger-routes.ts";
 import type { Directory } from "../../../src/engine/directory-port.ts";
-import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
-import { KEY, sampleTask, stubEngine, testConfig } from "./stub-engine.ts";
+import { everyRouteFamily, KEY, sampleTask, stubEngine, testConfig } from "./stub-engine.ts";
 
 function server(schemaCompilation: "lazy" | "eager") {
   const coordination = openCoordination({ kind: "memory", keyPrefix: "compile:" });
@@ -29,11 +24,7 @@ function server(schemaCompilation: "lazy" | "eager") {
       userInbox: () => Promise.resolve({ items: [sampleTask()], nextAfter: null }),
     }),
     config: testConfig(),
-    runs: {} as DurableRuns,
-    definitions: { prepare: () => undefined } as unknown as DefinitionVersions,
-    definitionRuns: {} as DefinitionRuns,
-    triggerRoutes: {} as TriggerRoutes,
-    cacheLedger: {} as CacheLedger,
+    ...everyRouteFamily(),
     coordination,
     directory: { userExists: () => Promise.resolve(true) } as unknown as Directory,
     schemaCompilation,

@@ -8,6 +8,11 @@ import { loadConfig } from "../../../src/config/load-config.ts";
 import type { ConfigOverrides } from "../../../src/config/config.ts";
 import type { Task } from "../../../src/domain/task.ts";
 import type { HumanTaskApi } from "../../../src/engine/human-tasks/human-task-api.ts";
+import type { CacheLedger } from "../../../src/engine/definition-cache/cache-ledger-port.ts";
+import type { DefinitionRuns } from "../../../src/engine/definitions/definition-runs.ts";
+import type { DefinitionVersions } from "../../../src/engine/definitions/definition-versions.ts";
+import type { TriggerRoutes } from "../../../src/engine/definitions/triggers/trigger-routes.ts";
+import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";
 
@@ -67,3 +72,18 @@ export async function stubServer(
 }
 
 export const authed = (actor = "bob") => ({ "x-api-key": KEY, "x-actor-id": actor });
+
+/**
+ * Every optional route family of buildServer (runs, definition versions, hooks, cache
+ * admin), each a stub that is never called: for tests that depend on the routes'
+ * schemas only (the OpenAPI snapshot, the schemas' compilation).
+ */
+export function everyRouteFamily() {
+  return {
+    runs: {} as DurableRuns,
+    definitions: { prepare: () => undefined } as unknown as DefinitionVersions,
+    definitionRuns: {} as DefinitionRuns,
+    triggerRoutes: {} as TriggerRoutes,
+    cacheLedger: {} as CacheLedger,
+  };
+}
