@@ -12,6 +12,7 @@ export default tseslint.config(
     ignores: [
       "node_modules/**",
       "dist/**",
+      ".test-build/**",
       "bench/results/**",
       "bin/**",
       "test/package/consumer/**",

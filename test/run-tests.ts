@@ -22,12 +22,14 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { builtCliIsStale } from "./support/built-cli.ts";
+import { bundleTestFiles } from "./support/bundle-test-files.ts";
 import { createTemplates, dropTemplates, TEMPLATE_ENV } from "./support/template-databases.ts";
 import { dbExclusiveFiles, dbPairedFiles, dbParallelFiles, testFiles } from "./test-sets.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const [set, ...options] = process.argv.slice(2);
-const node = ["--import", "tsx", "--test-reporter=spec", ...options];
+// --enable-source-maps: a failure's stack names the test's .ts lines, not its bundle's.
+const node = ["--import", "tsx", "--enable-source-maps", "--test-reporter=spec", ...options];
 
 /**
  * Four on 2 cores: the contract suites spend most of their time waiting on
@@ -56,25 +58,37 @@ const importing = (files: string[]) =>
 const failureReports: string[] = [];
 const FAILING_TESTS = "✖ failing tests:";
 
-/** Runs node with `args`; resolves with its exit code (1 when killed by a signal). */
-function run(args: string[]): Promise<number> {
+/** Keeps the closing "failing tests" report of a file's or set's output, if it has one. */
+function keepFailures(output: string): void {
+  const at = output.lastIndexOf(FAILING_TESTS);
+  if (at !== -1) failureReports.push(output.slice(at));
+}
+
+/**
+ * Runs node with `args`; resolves with its exit code (1 when killed by a signal).
+ * `streamed`: its output goes out as it comes (one process at a time); otherwise it is
+ * held and printed whole when the process ends, so files run side by side never
+ * interleave their lines.
+ */
+function run(args: string[], streamed = true): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
-      stdio: ["inherit", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      process.stdout.write(chunk);
+    const take = (chunk: string) => {
+      if (streamed) process.stdout.write(chunk);
       output += chunk;
       // Only the tail can hold the closing report; keep memory bounded on long runs.
       if (output.length > 4_000_000) output = output.slice(-2_000_000);
-    });
+    };
+    child.stdout.setEncoding("utf8").on("data", take);
+    child.stderr.setEncoding("utf8").on("data", take);
     child.on("close", (code, signal) => {
-      const at = output.lastIndexOf(FAILING_TESTS);
-      if (at !== -1) failureReports.push(output.slice(at));
-      resolve(code ?? (signal ? 1 : 0));
+      if (!streamed) process.stdout.write(output);
+      keepFailures(output);
+      resolve({ code: code ?? (signal ? 1 : 0), output });
     });
   });
 }
@@ -107,15 +121,40 @@ function concurrency(): number {
  */
 const FORCE_EXIT = "--test-force-exit";
 
-/** Runs one group of db files; prints its time, so a slow run shows where the time went. */
+/**
+ * Runs one group of db files, `atOnce` at a time, each in a process of its own
+ * (`node --test <file>`), started in the order given: longest first (test-sets.ts).
+ * node's own `--test a b c --test-concurrency=n` starts its files in sorted path order,
+ * whatever order they are given in, so a long file sorted last ran alone at the end
+ * while the other slots idled (the paired group's worker-process: its last ~130 s).
+ * Prints the group's time and its slowest files, so a slow run shows where time went.
+ */
 async function runGroup(name: string, files: string[], atOnce: number): Promise<number> {
   if (files.length === 0) return 0;
   const started = Date.now();
   console.log(`# run-tests: ${name}: ${files.length} files, ${atOnce} at a time`);
-  const code = await run([...node, "--test", FORCE_EXIT, `--test-concurrency=${atOnce}`, ...files]);
+  const queue = [...files];
+  const times: { file: string; seconds: number; code: number }[] = [];
+  const slot = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const at = Date.now();
+      const { code } = await run([...node, "--test", FORCE_EXIT, file], atOnce === 1);
+      const seconds = (Date.now() - at) / 1000;
+      times.push({ file, seconds, code });
+      console.log(
+        `# run-tests: ${file}: ${code === 0 ? "passed" : "FAILED"} in ${seconds.toFixed(1)} s`,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, files.length) }, slot));
+  const failed = times.filter((t) => t.code !== 0).map((t) => t.file);
+  const slowest = [...times].sort((a, b) => b.seconds - a.seconds).slice(0, 8);
   const seconds = Math.round((Date.now() - started) / 1000);
-  console.log(`# run-tests: ${name}: ${code === 0 ? "passed" : "FAILED"} in ${seconds} s`);
-  return code;
+  console.log(
+    `# run-tests: ${name}: ${failed.length === 0 ? "passed" : `FAILED (${failed.join(", ")})`} ` +
+      `in ${seconds} s; slowest: ${slowest.map((t) => `${t.file} ${Math.round(t.seconds)} s`).join(", ")}`,
+  );
+  return failed.length === 0 ? 0 : 1;
 }
 
 /**
@@ -150,13 +189,32 @@ function buildIfStale(): number {
   return spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" }).status ?? 1;
 }
 
+/**
+ * The files to hand node, in the same order: their bundles (test/support/bundle-test-files.ts)
+ * unless TF_TEST_BUNDLE=0, which runs the sources under tsx as they are (to rule the
+ * bundling out when a test behaves differently).
+ */
+async function runnable(groups: string[][]): Promise<string[][]> {
+  if (process.env.TF_TEST_BUNDLE === "0") return groups;
+  const started = Date.now();
+  const bundles = await bundleTestFiles(root, groups.flat());
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`# run-tests: ${bundles.length} files bundled in ${seconds} s`);
+  return groups.map((g) => g.map(() => bundles.shift() ?? ""));
+}
+
 async function runDb(): Promise<number> {
   const built = buildIfStale();
   if (built !== 0) return built;
+  const [parallel = [], paired = [], exclusive = []] = await runnable([
+    dbParallelFiles(root),
+    dbPairedFiles(root),
+    dbExclusiveFiles(root),
+  ]);
   const codes = [
-    await runGroup("parallel group", dbParallelFiles(root), concurrency()),
-    await runGroup("paired group", dbPairedFiles(root), 2),
-    await runGroup("exclusive group", dbExclusiveFiles(root), 1),
+    await runGroup("parallel group", parallel, concurrency()),
+    await runGroup("paired group", paired, 2),
+    await runGroup("exclusive group", exclusive, 1),
   ];
   return codes.find((c) => c !== 0) ?? 0;
 }
@@ -169,7 +227,8 @@ if (set === "unit" || set === "db") {
   const code =
     set === "db"
       ? await withTemplates(runDb)
-      : await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]);
+      : (await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]))
+          .code;
   reprintFailures();
   process.exit(code);
 } else {
