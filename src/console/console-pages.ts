@@ -9,8 +9,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-/** Where the build is: beside src/ when run from the sources, beside dist/console when built. */
-const BUILT_PLACES = ["../../dist/console-ui/", "../console-ui/"];
+/**
+ * Where the build is, from this module: src/console/ when run from the sources, dist/
+ * itself when built (the bundle's files are all in dist/, scripts/build.mjs).
+ */
+const BUILT_PLACES = ["../../dist/console-ui/", "./console-ui/"];
 
 export function consolePagesDir(configured: string | null): string | null {
   if (configured !== null) return configured;
