@@ -4,7 +4,8 @@
  * `memory` (one process). Nothing falls back to another backend: a Redis
  * that cannot be reached is an error, never a silent switch to memory.
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { redisDriver } from "../drivers.ts";
 import { deploymentKeySpace } from "../../domain/deployment-id.ts";
 import type {
   Coordination,
@@ -85,6 +86,7 @@ export function connectRedis(options: CoordinationOptions): Redis {
     // requests in flight a node sends a few packets per turn instead of 32.
     enableAutoPipelining: true,
   };
+  const { Redis } = redisDriver();
   const redis = options.redisSentinel
     ? new Redis({
         ...common,

@@ -14,7 +14,8 @@
  * in flight fails and the client emits 'error'), so only the current client's
  * first failure schedules the one reconnect.
  */
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "../drivers.ts";
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
@@ -67,7 +68,7 @@ export async function pgListen(
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({
+    const c = new (pgDriver().Client)({
       connectionString: url,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });

@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import { ReplyError } from "ioredis";
+import { redisDriver } from "../../drivers.ts";
 import { UnavailableError } from "../../../domain/unavailable.ts";
 
 const MESSAGE = "redis is unavailable; retry later";
@@ -51,7 +51,7 @@ export function isUnavailableRedisError(e: unknown): boolean {
   if (e instanceof UnavailableError || e instanceof TypeError || e instanceof RangeError) {
     return false;
   }
-  if (e instanceof ReplyError) return UNAVAILABLE_REPLY.test((e as Error).message);
+  if (e instanceof redisDriver().ReplyError) return UNAVAILABLE_REPLY.test((e as Error).message);
   // Connection refused or reset, connect timeout, "Stream isn't writeable",
   // "Connection is closed", MaxRetriesPerRequestError: all transport failures.
   return e instanceof Error;
@@ -98,7 +98,8 @@ export async function runScript(
   try {
     return await r.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (e) {
-    if (!(e instanceof ReplyError) || !(e as Error).message.startsWith("NOSCRIPT")) throw e;
+    if (!(e instanceof redisDriver().ReplyError) || !(e as Error).message.startsWith("NOSCRIPT"))
+      throw e;
     return await r.eval(script.text, keys.length, ...keys, ...args);
   }
 }

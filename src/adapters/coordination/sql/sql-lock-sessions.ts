@@ -13,8 +13,7 @@
  * held name on the same connection succeeds), so the caller must never ask
  * twice for a key it holds: sql-locks.ts keeps one grant per key in-process.
  */
-import mysql from "mysql2/promise";
-import pg from "pg";
+import { mysqlPromiseDriver, pgDriver } from "../../drivers.ts";
 import { UnavailableError } from "../../../domain/unavailable.ts";
 import { isMysqlUnavailable } from "../../store/dialects/mysql/driver-errors.ts";
 import { isPgUnavailable } from "../../store/dialects/postgres/driver-errors.ts";
@@ -238,7 +237,7 @@ class PgSession extends DedicatedSession {
   }
 
   protected async open(dropped: () => void): Promise<LockConnection> {
-    const client = new pg.Client({
+    const client = new (pgDriver().Client)({
       connectionString: this.url,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       application_name: "taskflow-locks",
@@ -274,7 +273,7 @@ class MysqlSession extends DedicatedSession {
   }
 
   protected async open(dropped: () => void): Promise<LockConnection> {
-    const conn = await mysql.createConnection({
+    const conn = await mysqlPromiseDriver().createConnection({
       // mysql2 parses only the mysql:// scheme; mariadb:// is the same protocol.
       uri: this.url.replace(/^mariadb:/i, "mysql:"),
       connectTimeout: CONNECT_TIMEOUT_MS,

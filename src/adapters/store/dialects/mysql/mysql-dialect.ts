@@ -8,7 +8,7 @@
  * on stale state. READ COMMITTED gives every statement a fresh snapshot — the
  * same semantics as PostgreSQL — so we set it on every pooled connection.
  */
-import { createPool } from "mysql2";
+import { mysqlDriver } from "../../../drivers.ts";
 import { CompiledQuery, MysqlDialect } from "kysely";
 import { guardConnectionErrors } from "./connection-errors.ts";
 import type { StoreDialect } from "../store-dialect.ts";
@@ -35,7 +35,7 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     pool: () =>
       Promise.resolve(
         guardConnectionErrors(
-          createPool({
+          mysqlDriver().createPool({
             uri,
             connectionLimit: poolSize,
             connectTimeout: CONNECT_TIMEOUT_MS,

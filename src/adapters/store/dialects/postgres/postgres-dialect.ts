@@ -3,7 +3,7 @@
  * expects: every statement sees the rows committed before it started, so a
  * statement that runs after waiting on a row lock sees the winner's writes.
  */
-import pg from "pg";
+import { pgDriver } from "../../../drivers.ts";
 import { PostgresDialect } from "kysely";
 import { guardConnectionErrors } from "./connection-errors.ts";
 import { PreparingPool } from "./prepared-statements.ts";
@@ -18,7 +18,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 export function postgresDialect(url: string, poolSize: number, target: string): StoreDialect {
   const createPool = () => {
-    const pool = new pg.Pool({
+    const pool = new (pgDriver().Pool)({
       connectionString: url,
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

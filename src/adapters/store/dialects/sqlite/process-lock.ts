@@ -23,7 +23,8 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { sqliteDriver } from "../../../drivers.ts";
 import { taskflowError } from "../../../../domain/errors.ts";
 
 export interface ProcessLock {
@@ -76,7 +77,7 @@ function lockPathOf(path: string): string {
 function acquire(lockPath: string, target: string): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(lockPath, { timeout: 0 });
+    db = new (sqliteDriver())(lockPath, { timeout: 0 });
   } catch (e) {
     throw new Error(
       `DATABASE_URL ${target}: cannot open the lock file ${lockPath}: ${message(e)}`,
@@ -144,7 +145,7 @@ function refusal(lockPath: string, target: string): Error {
 /** The holder's record, or undefined when it cannot be read (it is being written). */
 function holderOf(lockPath: string): Holder | undefined {
   try {
-    const r = new Database(lockPath, { readonly: true, timeout: WRITE_WAIT_MS });
+    const r = new (sqliteDriver())(lockPath, { readonly: true, timeout: WRITE_WAIT_MS });
     try {
       return r.prepare("select pid, host, since from holder where id = 1").get() as
         Holder | undefined;

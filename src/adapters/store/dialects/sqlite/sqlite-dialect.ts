@@ -17,7 +17,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { sqliteDriver } from "../../../drivers.ts";
 import type { SqliteSynchronous } from "../../../../config/config.ts";
 import {
   SqliteAdapter,
@@ -51,7 +52,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 function openDatabase(path: string, synchronous: SqliteSynchronous): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = new (sqliteDriver())(path);
   // WAL: readers never block the writer. NORMAL (the default) is durable
   // across application crashes in WAL mode: a COMMIT is a write(2) to the WAL,
   // fsynced at checkpoints, so only an OS crash or power loss can lose the
