@@ -104,17 +104,24 @@ const isPaired = (file: string): boolean => DB_PAIRED.includes(file);
  * first; every other file follows in the set's order.
  */
 export const DB_LONGEST_FIRST: readonly string[] = [
-  // Seconds in one parallel-group run of 2026-12-04 (load average ~25: relative, not absolute).
-  "test/server/api-keys.e2e.test.ts", // over 1,200
-  "test/server/cli.test.ts", // 805
-  "test/package/consumer.test.ts", // 441
-  "test/server/idempotency.test.ts", // 301
-  "test/server/definition-versions.e2e.test.ts", // 253
-  "test/http/races.test.ts", // over 182
-  "test/store/store-contract.test.ts", // over 600 on its own, in the same hour
-  "test/console/console-serve.test.ts", // its top-level tests: 63
-  "test/client/client.test.ts", // its top-level tests: 79
-  "test/console/console-login.test.ts", // its top-level tests: 116
+  // Seconds each took in one parallel-group run, four at a time, run-tests starting them
+  // in this order (2026-12-06, bundled): relative, not absolute.
+  "test/store/store-contract.test.ts", // 134
+  "test/package/consumer.test.ts", // 73
+  "test/durable/run-store-contract.test.ts", // 63
+  "test/server/cli.test.ts", // 54
+  "test/server/shared-rate-limit.test.ts", // 50
+  "test/server/api-keys.e2e.test.ts", // 50
+  "test/http/races.test.ts", // 49
+  "test/coordination/locks-contract.test.ts", // 38
+  "test/server/idempotency.test.ts", // 37
+  "test/docs/runnable-blocks.test.ts", // 35
+  "test/server/definition-versions.e2e.test.ts", // 34
+  "test/durable/run-quarantine.test.ts", // 34
+  "test/client/client.test.ts", // 33
+  "test/store/cache-ledger-contract.test.ts", // 32
+  "test/definitions/expression-budget.test.ts", // 32
+  "test/http/bad-input.property.test.ts", // 32
 ];
 
 const longestFirst = (a: string, b: string): number =>

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import { WorkflowRegistry } from "../../src/engine/durable/registry.ts";
@@ -45,6 +46,9 @@ const KILLS = knob("TF_CRASH_KILLS", 20);
  */
 const MIN_HITS = Math.ceil(KILLS / 2);
 
+/** How the worker loads flows.ts: "taskflow" is the built package, as in an application. */
+const WORKER_TSCONFIG = fileURLToPath(new URL("./support/worker-tsconfig.json", import.meta.url));
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -72,6 +76,7 @@ class Fleet {
           DATABASE_URL: this.url,
           TF_STEP_LOG: this.stepLog,
           NODE_ENV: "production",
+          TSX_TSCONFIG_PATH: WORKER_TSCONFIG,
         },
         stdio: ["ignore", "pipe", "pipe"],
       },
