@@ -29,6 +29,7 @@ export default defineConfig({
       args: [
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-gpu-compositing",
         "--disable-quic",
         "--no-first-run",
         "--disable-background-networking",
