@@ -5,10 +5,10 @@
 // - The JavaScript: esbuild bundles the package's entry points (package.json "exports"
 //   and "bin", plus the expression sandbox's child process) with code splitting, the
 //   npm dependencies left as imports. A process that starts `taskflow` loads a few dozen
-//   files instead of ~320 of our own, and a worker whose workflow module is TypeScript
-//   (`--workflows flows.ts`, tsx's loader thread then sees every later import) loads
-//   almost nothing after it: measured on PostgreSQL, a `taskflow worker --workflows
-//   flows.ts` start took ~2.6 s of CPU from tsc's per-file output and ~1.5 s bundled.
+//   files instead of ~320 of our own (tsx's loader thread, registered for a TypeScript
+//   workflow module, then sees few imports). Measured on PostgreSQL, interleaved on a quiet
+//   machine (2026-12-06): a worker start with a .ts module 2.5–2.7 → 2.2–2.4 s of CPU, with
+//   a .js one 1.4–1.5 → 1.1–1.2 s; `taskflow serve` 2.1–2.35 → 1.9–1.95 s.
 //   Every entry and chunk is in dist/ itself, so a module that finds a file beside it
 //   (import.meta.url: the Console's pages, the expression worker) finds it from any chunk;
 //   dist/cli/main.js and dist/client/index.js are one-line files that import theirs.

@@ -58,19 +58,13 @@ const importing = (files: string[]) =>
 const failureReports: string[] = [];
 const FAILING_TESTS = "✖ failing tests:";
 
-/** Keeps the closing "failing tests" report of a file's or set's output, if it has one. */
-function keepFailures(output: string): void {
-  const at = output.lastIndexOf(FAILING_TESTS);
-  if (at !== -1) failureReports.push(output.slice(at));
-}
-
 /**
  * Runs node with `args`; resolves with its exit code (1 when killed by a signal).
  * `streamed`: its output goes out as it comes (one process at a time); otherwise it is
  * held and printed whole when the process ends, so files run side by side never
  * interleave their lines.
  */
-function run(args: string[], streamed = true): Promise<{ code: number; output: string }> {
+function run(args: string[], streamed = true): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
@@ -87,8 +81,9 @@ function run(args: string[], streamed = true): Promise<{ code: number; output: s
     child.stderr.setEncoding("utf8").on("data", take);
     child.on("close", (code, signal) => {
       if (!streamed) process.stdout.write(output);
-      keepFailures(output);
-      resolve({ code: code ?? (signal ? 1 : 0), output });
+      const at = output.lastIndexOf(FAILING_TESTS);
+      if (at !== -1) failureReports.push(output.slice(at));
+      resolve(code ?? (signal ? 1 : 0));
     });
   });
 }
@@ -138,7 +133,7 @@ async function runGroup(name: string, files: string[], atOnce: number): Promise<
   const slot = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
       const at = Date.now();
-      const { code } = await run([...node, "--test", FORCE_EXIT, file], atOnce === 1);
+      const code = await run([...node, "--test", FORCE_EXIT, file], atOnce === 1);
       const seconds = (Date.now() - at) / 1000;
       times.push({ file, seconds, code });
       console.log(
@@ -200,7 +195,8 @@ async function runnable(groups: string[][]): Promise<string[][]> {
   const bundles = await bundleTestFiles(root, groups.flat());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`# run-tests: ${bundles.length} files bundled in ${seconds} s`);
-  return groups.map((g) => g.map(() => bundles.shift() ?? ""));
+  let at = 0;
+  return groups.map((g) => bundles.slice(at, (at += g.length)));
 }
 
 async function runDb(): Promise<number> {
@@ -227,8 +223,7 @@ if (set === "unit" || set === "db") {
   const code =
     set === "db"
       ? await withTemplates(runDb)
-      : (await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]))
-          .code;
+      : await run([...node, "--input-type=module", "--eval", importing(testFiles(set, root))]);
   reprintFailures();
   process.exit(code);
 } else {
