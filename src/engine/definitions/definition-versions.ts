@@ -15,7 +15,6 @@ import type { DefinitionVersionStore, PublishedHead } from "./definition-version
 import { isRecord } from "./json-pointer.ts";
 import { referencedNames, type KnownNames } from "./reference-checks.ts";
 import { prepareSchemaCompiler } from "./schema-compiler.ts";
-import { validator } from "./schema-check.ts";
 import { triggerErrors, type PublishedTrigger } from "./trigger-checks.ts";
 import {
   validateDefinition,
@@ -60,13 +59,12 @@ export class DefinitionVersions {
   }
 
   /**
-   * Compiles the language's schema and the forms' meta-schema now: on a busy
-   * machine that blocks for a second or more, which a server must do before
-   * it serves (a blocked loop sheds every request behind it), not in the
-   * first request.
+   * Sets up the forms' meta-schema now: on a busy machine that blocks for a
+   * second or more, which a server must do before it serves (a blocked loop
+   * sheds every request behind it), not in the first request. (The language's
+   * own schema is compiled when the package is built.)
    */
   prepare(): void {
-    validator();
     prepareSchemaCompiler();
   }
 

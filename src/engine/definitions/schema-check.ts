@@ -5,31 +5,20 @@
  * just its parent, and alternatives (`oneOf`) that all failed become one
  * finding saying which forms are allowed instead of one per alternative.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { FieldError } from "../../domain/errors.ts";
 import { STATE_TYPES } from "./definition-language.ts";
-import { definitionSchema } from "./definition-schema.ts";
+import generatedValidator from "./definition-validator.generated.ts";
 import { pointer } from "./json-pointer.ts";
 
-let compiled: ValidateFunction | undefined;
-
 /**
- * Compiled once, on first use — a process that never validates a definition
- * never pays for it. A server calls this at start: compiling takes long
- * enough to hold up the event loop for the first request otherwise.
+ * The schema's validator, compiled when the package is built rather than in
+ * each process (scripts/definition-validator-code.mjs says what it saves and
+ * holds it equal to the schema).
  */
-export function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({
-    allErrors: true,
-    discriminator: true,
-    verbose: true,
-    allowUnionTypes: true,
-  }).compile(definitionSchema);
-  return compiled;
-}
+const validate = generatedValidator as unknown as ValidateFunction;
 
 export function schemaErrors(doc: unknown): FieldError[] {
-  const validate = validator();
   if (validate(doc)) return [];
   const errors = validate.errors ?? [];
   const alternatives = errors.filter((e) => e.keyword === "oneOf");

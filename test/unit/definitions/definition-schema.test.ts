@@ -12,6 +12,7 @@ import { definitionSchema } from "../../../src/engine/definitions/definition-sch
 import { parseDefinitionText } from "../../../src/engine/definitions/definition-text.ts";
 import { InvalidDocumentError } from "../../../src/domain/errors.ts";
 import { expenseApproval } from "../../support/definition-fixtures.ts";
+import { definitionValidatorCode } from "../../../scripts/definition-validator-code.ts";
 
 test("docs/definition.schema.json matches the schema in code", () => {
   const file = JSON.parse(
@@ -64,4 +65,12 @@ test("a YAML alias bomb is refused, not expanded", () => {
     bomb.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(", ")}]`);
   }
   assert.throws(() => parseDefinitionText(bomb.join("\n"), "yaml"), InvalidDocumentError);
+});
+
+test("the engine's precompiled validator is Ajv's code for the schema in code", () => {
+  const file = readFileSync(
+    new URL("../../../src/engine/definitions/definition-validator.generated.ts", import.meta.url),
+    "utf8",
+  );
+  assert.ok(file === definitionValidatorCode(), "run: npx tsx scripts/write-definition-schema.mjs");
 });
