@@ -28,8 +28,22 @@ import { dbExclusiveFiles, dbPairedFiles, dbParallelFiles, testFiles } from "./t
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const [set, ...options] = process.argv.slice(2);
-// --enable-source-maps: a failure's stack names the test's .ts lines, not its bundle's.
-const node = ["--import", "tsx", "--enable-source-maps", "--test-reporter=spec", ...options];
+/**
+ * Bundled (the db set by default, test/support/bundle-test-files.ts), a test file is
+ * plain JavaScript with TaskFlow's sources inside it, and runs without tsx: loading tsx
+ * and routing every import and require through its hooks cost a db file ~0.65 s of CPU
+ * (on-query-hook: 1.26 → 0.58 s, 2026-12-07), in 130 files. What a file starts itself
+ * from .ts sources (a server, a lock holder, the expression sandbox's child) names
+ * `--import tsx` itself. The unit set and TF_TEST_BUNDLE=0 load .ts files, under tsx.
+ * --enable-source-maps: a failure's stack names the test's .ts lines, not its bundle's.
+ */
+const bundled = set === "db" && process.env.TF_TEST_BUNDLE !== "0";
+const node = [
+  ...(bundled ? [] : ["--import", "tsx"]),
+  "--enable-source-maps",
+  "--test-reporter=spec",
+  ...options,
+];
 
 /**
  * Four on 2 cores: the contract suites spend most of their time waiting on
@@ -190,7 +204,7 @@ function buildIfStale(): number {
  * bundling out when a test behaves differently).
  */
 async function runnable(groups: string[][]): Promise<string[][]> {
-  if (process.env.TF_TEST_BUNDLE === "0") return groups;
+  if (!bundled) return groups;
   const started = Date.now();
   const bundles = await bundleTestFiles(root, groups.flat());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

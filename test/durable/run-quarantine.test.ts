@@ -22,7 +22,7 @@ const headers = { "x-api-key": KEY, "x-actor-id": "alice" };
 
 /** Starts a node and waits until it dies (→ its signal) or has been up for `upMs` (→ "up", killed). */
 async function nodeLife(url: string, upMs: number): Promise<string> {
-  const child = spawn(process.execPath, [...process.execArgv, script, url, KEY], {
+  const child = spawn(process.execPath, ["--import", "tsx", script, url, KEY], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = once(child, "exit").then(([code, signal]) => String(signal ?? `code ${code}`));

@@ -46,6 +46,18 @@ const STDERR_KEPT = 2_000;
 const fromSources = import.meta.url.endsWith(".ts");
 const childFile = new URL(`./expression-worker${fromSources ? ".ts" : ".js"}`, import.meta.url);
 
+/**
+ * From the sources, the child loads its .ts file under tsx: the parent's flags carry
+ * over, with tsx added when the parent runs without it (a test bundled to JavaScript
+ * whose sources still sit beside it), and never a debugger's port (the parent's
+ * --inspect would clash with the child's).
+ */
+function sourceExecArgv(): string[] {
+  const flags = process.execArgv.filter((a) => !a.startsWith("--inspect"));
+  const underTsx = flags.some((a, i) => a === "tsx" && flags[i - 1] === "--import");
+  return underTsx ? flags : ["--import", "tsx", ...flags];
+}
+
 interface Job {
   req: EvaluationRequest;
   /** Whose run asks: a free child goes to the tenant holding the fewest. */
@@ -160,10 +172,8 @@ export class ExpressionSandbox {
 
   private spawn(slot: Slot): void {
     const child = fork(childFile, [JSON.stringify(this.budget)], {
-      // Under tsx the parent's --import carries over, so the child loads its .ts file.
       execArgv: [
-        // Never a debugger's port: the parent's --inspect would clash with the child's.
-        ...(fromSources ? process.execArgv.filter((a) => !a.startsWith("--inspect")) : []),
+        ...(fromSources ? sourceExecArgv() : []),
         `--max-old-space-size=${this.budget.heapMb}`,
       ],
       stdio: ["ignore", "ignore", "pipe", "ipc"],
