@@ -24,6 +24,7 @@ export const ProblemReasons = [
   "UnknownGroup",
   "UnknownStarter",
   "InvalidAssignee",
+  "InvalidTaskDetails",
   "AssignmentTooDeep",
   "DefinitionKeyRequired",
   "InvalidDefinition",

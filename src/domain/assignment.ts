@@ -1,4 +1,5 @@
 import type { AssigneeRequest } from "./assignee.ts";
+import type { TaskDetailsRequest } from "./task-details.ts";
 import type { Vars } from "./vars.ts";
 
 /**
@@ -6,7 +7,7 @@ import type { Vars } from "./vars.ts";
  * engine itself once every task of the referral this request creates is finished
  * (the parallel join); it nests.
  */
-export interface AssignmentRequest {
+export interface AssignmentRequest extends TaskDetailsRequest {
   definitionKey?: string | undefined;
   parentInstanceId?: string | undefined;
   assignee: AssigneeRequest;
@@ -15,7 +16,7 @@ export interface AssignmentRequest {
 }
 
 /** The shape of `onAllCompleted` and of `next` on completion: attaches to the same root. */
-export interface NextAssignment {
+export interface NextAssignment extends TaskDetailsRequest {
   definitionKey?: string | undefined;
   assignee: AssigneeRequest;
   vars?: Vars | undefined;

@@ -65,6 +65,7 @@ export const ERROR_REASONS = {
       "the run was started by '{userId}', whom the directory (WF_USERS) does not know: ctx.humanTask assigns on the starter's behalf, so it cannot assign",
   },
   InvalidAssignee: { code: "Validation", message: "{detail}" },
+  InvalidTaskDetails: { code: "Validation", message: "{detail}" },
   AssignmentTooDeep: {
     code: "Validation",
     message: "onAllCompleted nests deeper than {max} levels",

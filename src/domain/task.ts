@@ -1,11 +1,12 @@
 import type { AssigneeKind, TaskAssignee } from "./assignee.ts";
 import { taskflowError } from "./errors.ts";
+import type { TaskDetails } from "./task-details.ts";
 import type { Vars } from "./vars.ts";
 
 export type TaskStatus = "open" | "claimed" | "done" | "cancelled";
 export const TaskStatuses: readonly TaskStatus[] = ["open", "claimed", "done", "cancelled"];
 
-export interface Task {
+export interface Task extends TaskDetails {
   id: string;
   tenantId: string;
   instanceId: string;
@@ -37,7 +38,8 @@ export function openTask(
     | "assigneeId"
     | "assignedBy"
     | "createdAt"
-  >,
+  > &
+    TaskDetails,
 ): Task {
   return {
     ...t,

@@ -71,10 +71,16 @@ for (const kind of deployments) {
       "completedBy",
       "createdAt",
       "definitionKey",
+      "description",
+      "dueAt",
+      "followUpAt",
       "id",
       "instanceId",
+      "overdue",
+      "priority",
       "rootInstanceId",
       "status",
+      "title",
       "vars",
     ];
 

@@ -16,12 +16,14 @@ import { HumanTaskEngine } from "../../src/engine/human-tasks/human-task-engine.
 import { OpenTaskCache } from "../../src/adapters/store/task-store/open-task-cache.ts";
 import type { StandaloneStore as Store } from "../../src/adapters/store/create-store.ts";
 import { backendTestOptions, createTestDatabase } from "../support/backends.ts";
+import { NO_TASK_DETAILS } from "../../src/domain/task-details.ts";
 
 const A = { tenantId: "t-a", actorId: "alice" };
 
 function task(id: string, over: Partial<Task> = {}): Task {
   return {
     ...openTask({
+      ...NO_TASK_DETAILS,
       id,
       tenantId: A.tenantId,
       instanceId: "i",

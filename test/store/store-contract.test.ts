@@ -39,6 +39,7 @@ import {
   createTestDatabase,
   type Backend,
 } from "../support/backends.ts";
+import { NO_TASK_DETAILS } from "../../src/domain/task-details.ts";
 
 /** The SQL adapter: the TaskStore port, and its transaction for fixtures and its own statements. */
 type Store = StandaloneStore;
@@ -105,6 +106,7 @@ function taskOf(
   over: Partial<Task> = {},
 ): Task {
   return {
+    ...NO_TASK_DETAILS,
     id: newId(),
     tenantId: referral.tenantId,
     instanceId: referral.id,
@@ -977,6 +979,7 @@ function registerStoreCases(backend: Backend) {
           definition: null,
           referral: r1,
           tasks: t1,
+          details: NO_TASK_DETAILS,
         });
         assert.deepEqual(got, { ...fresh, processState: "open" });
         const stored = await store.getInstance(A, r1.id);
@@ -1006,18 +1009,34 @@ function registerStoreCases(backend: Backend) {
           ]),
           t1.map((t) => [t.id, "user", t.assigneeId, "boss", "open", fresh.id, d.key, 77]),
         );
-        // An explicit definition.
+        // An explicit definition, and the details every task of the referral shows.
         const r2 = part();
+        const details = {
+          title: "Approve the order",
+          description: "Ä".repeat(4_000),
+          priority: 90,
+          dueAt: 1_800_000_000_000,
+          followUpAt: 1_799_000_000_000,
+        };
         await store.assign({
           tenantId: A,
           parentInstanceId: fresh.id,
           definition: { id: other.id, key: other.key },
           referral: r2,
-          tasks: [{ id: newId(), assigneeKind: "group", assigneeId: "g1" }],
+          tasks: [
+            { id: newId(), assigneeKind: "group", assigneeId: "g1" },
+            { id: newId(), assigneeKind: "user", assigneeId: "u1" },
+          ],
+          details,
         });
         const s2 = await store.getInstance(A, r2.id);
         assert.deepEqual([s2?.definitionId, s2?.definitionKey], [other.id, other.key]);
-        assert.equal((await store.listTasksOfInstance(A, r2.id))[0]?.definitionKey, other.key);
+        const tasks2 = await store.listTasksOfInstance(A, r2.id);
+        assert.equal(tasks2[0]?.definitionKey, other.key);
+        for (const t of tasks2) {
+          const { title, description, priority, dueAt, followUpAt } = t;
+          assert.deepEqual({ title, description, priority, dueAt, followUpAt }, details);
+        }
         // A completed root, a missing instance, another tenant: nothing is written.
         for (const [tenantId, parentInstanceId] of [
           [A, closed.id],
@@ -1033,6 +1052,7 @@ function registerStoreCases(backend: Backend) {
               definition: null,
               referral: r,
               tasks: [{ id: tid, assigneeKind: "user", assigneeId: "u1" }],
+              details: NO_TASK_DETAILS,
             }),
             undefined,
           );

@@ -50,6 +50,11 @@ export interface TasksTable {
   completed_at: NullableMillis;
   vars: string | null;
   created_at: Millis;
+  title: string | null;
+  description: string | null;
+  priority: ColumnType<number, number | undefined, number>;
+  due_at: NullableMillis;
+  follow_up_at: NullableMillis;
 }
 
 export interface DefinitionVersionsTable {

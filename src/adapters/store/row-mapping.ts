@@ -124,6 +124,12 @@ export function taskFromRow(r: Selectable<TasksTable>): Task {
     completedAt: nullableMillis(r.completed_at),
     vars: nullableJson<Vars>(r.vars),
     createdAt: millis(r.created_at),
+    title: r.title,
+    description: r.description,
+    // MariaDB and PostgreSQL hand an integer back as a number; the cast keeps SQLite's as one too.
+    priority: Number(r.priority),
+    dueAt: nullableMillis(r.due_at),
+    followUpAt: nullableMillis(r.follow_up_at),
   };
 }
 
@@ -144,6 +150,11 @@ export function taskToRow(t: Task): Insertable<TasksTable> {
     completed_at: t.completedAt,
     vars: t.vars === null ? null : JSON.stringify(t.vars),
     created_at: t.createdAt,
+    title: t.title,
+    description: t.description,
+    priority: t.priority,
+    due_at: t.dueAt,
+    follow_up_at: t.followUpAt,
   };
 }
 

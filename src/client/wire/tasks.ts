@@ -11,8 +11,20 @@ export interface TaskAssignee {
   id: string;
 }
 
+/**
+ * What a person reads on a task, whichever way it is made: every task of one
+ * assignment shows the same. Priority 0–100, 50 when not given.
+ */
+export interface TaskDetailsRequest {
+  title?: string;
+  description?: string;
+  priority?: number;
+  dueAt?: IsoTime;
+  followUpAt?: IsoTime;
+}
+
 /** An assignment attached to the same root: `onAllCompleted` (the join) and `next`. */
-export interface NextAssignment {
+export interface NextAssignment extends TaskDetailsRequest {
   definitionKey?: string;
   assignee: AssigneeRequest;
   vars?: Vars;
@@ -40,6 +52,13 @@ export interface Task {
   completedAt: IsoTime | null;
   vars: Vars | null;
   createdAt: IsoTime;
+  title: string | null;
+  description: string | null;
+  priority: number;
+  dueAt: IsoTime | null;
+  followUpAt: IsoTime | null;
+  /** Due, and still open or claimed, when the answer was made. */
+  overdue: boolean;
 }
 
 export interface Completion {

@@ -25,10 +25,12 @@ export function haltingBridge(
   return {
     findReferral: (tenantId, rootInstanceId, tag) =>
       bridge.findReferral(tenantId, rootInstanceId, tag).catch(halt),
-    ensureReferral: (tenantId, rootInstanceId, tag, assignee, vars, now) =>
-      bridge.ensureReferral(tenantId, rootInstanceId, tag, assignee, vars, now).catch(halt),
-    assign: (tenantId, rootInstanceId, assignee, vars) =>
-      bridge.assign(tenantId, rootInstanceId, assignee, vars).catch(halt),
+    ensureReferral: (tenantId, rootInstanceId, tag, assignee, vars, now, details) =>
+      bridge
+        .ensureReferral(tenantId, rootInstanceId, tag, assignee, vars, now, details)
+        .catch(halt),
+    assign: (tenantId, rootInstanceId, assignee, vars, details) =>
+      bridge.assign(tenantId, rootInstanceId, assignee, vars, details).catch(halt),
     tasksOf: (tenantId, referralId) => bridge.tasksOf(tenantId, referralId).catch(halt),
     cancelUnfinished: (tenantId, referralId, now) =>
       bridge.cancelUnfinished(tenantId, referralId, now).catch(halt),

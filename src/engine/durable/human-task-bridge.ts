@@ -5,6 +5,7 @@
  * as a wake-up hint (see wakeRunsOnCompletion); the tasks table stays the
  * source of truth, read again whenever the run looks.
  */
+import type { TaskDetailsRequest } from "../../domain/task-details.ts";
 import { LRUCache } from "lru-cache";
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import { taskflowError } from "../../domain/errors.ts";
@@ -45,6 +46,8 @@ export interface HumanTaskBridge {
     assignee: AssigneeRequest,
     vars: Vars,
     now: number,
+    /** What the tasks show (title, due, …). */
+    details?: TaskDetailsRequest,
   ): Promise<string>;
   /** AssignTo under the root, acting as the run's starter. */
   assign(
@@ -52,6 +55,7 @@ export interface HumanTaskBridge {
     rootInstanceId: string,
     assignee: AssigneeRequest,
     vars: Vars,
+    details?: TaskDetailsRequest,
   ): Promise<string>;
   tasksOf(tenantId: string, referralId: string): Promise<Task[]>;
   /** Cancels the referral's unfinished tasks (the policy was met without them). */
@@ -75,14 +79,17 @@ export function humanTaskBridge(
       const hit = children.find((c) => isTagged(c.vars, tag));
       return hit?.id;
     },
-    async ensureReferral(tenantId, rootInstanceId, tag, assignee, vars, now) {
+    async ensureReferral(tenantId, rootInstanceId, tag, assignee, vars, now, details = {}) {
       const found = await bridge.findReferral(tenantId, rootInstanceId, tag);
       if (found !== undefined) return found;
       // Through the use case, so the assignee is validated as for any AssignTo.
-      const mine = await bridge.assign(tenantId, rootInstanceId, assignee, {
-        ...vars,
-        [RUN_TAG]: tag,
-      });
+      const mine = await bridge.assign(
+        tenantId,
+        rootInstanceId,
+        assignee,
+        { ...vars, [RUN_TAG]: tag },
+        details,
+      );
       // Two executions may both have got here: the store keeps one (see keepOneReferral).
       return store.keepOneReferral({
         tenantId,
@@ -92,7 +99,7 @@ export function humanTaskBridge(
         at: now,
       });
     },
-    async assign(tenantId, rootInstanceId, assignee, vars) {
+    async assign(tenantId, rootInstanceId, assignee, vars, details = {}) {
       const root = await store.getInstance(tenantId, rootInstanceId);
       // A TaskflowError, so it fails the run as before: a replay cannot bring the root back.
       if (!root) throw taskflowError("RootInstanceNotFound", { instanceId: rootInstanceId });
@@ -101,7 +108,13 @@ export function humanTaskBridge(
       }
       const r = await engine.assign(
         { tenantId, actorId: root.startedBy },
-        { parentInstanceId: rootInstanceId, definitionKey: root.definitionKey, assignee, vars },
+        {
+          ...details,
+          parentInstanceId: rootInstanceId,
+          definitionKey: root.definitionKey,
+          assignee,
+          vars,
+        },
       );
       return r.instanceId;
     },

@@ -58,6 +58,15 @@ export interface HumanTaskOptions {
   policy?: TaskPolicy;
   /** Shown on the referral instance. */
   vars?: Vars;
+  /** What the inbox shows as the task's name; the call's name when not given. */
+  title?: string;
+  description?: string;
+  /** 0–100; 50 when not given. */
+  priority?: number;
+  /** When the task is due (a Date, or ISO 8601 text with its zone). */
+  dueAt?: Date | string;
+  /** When to look at the task again. */
+  followUpAt?: Date | string;
   /**
    * Gives up after this long: the unfinished tasks are cancelled and the call
    * resolves with `timedOut: true` (and `cancelled: true`, `completedBy` null).

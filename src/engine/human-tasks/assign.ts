@@ -5,6 +5,7 @@ import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
+import { taskDetailsOf, type TaskDetails } from "../../domain/task-details.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "./human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
@@ -37,11 +38,12 @@ export async function assign(
   if (req.definitionKey !== undefined) requireId("definitionKey", req.definitionKey);
   if (req.parentInstanceId !== undefined) requireId("parentInstanceId", req.parentInstanceId);
   assertAssignee(deps.directory, req.assignee);
+  const details = taskDetailsOf(req);
   assertStorableText(req.vars, "vars");
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();
   if (req.parentInstanceId === undefined) return assignNewTree(deps, ctx, req, now);
-  return assignUnderRoot(deps, ctx, req, req.parentInstanceId, now);
+  return assignUnderRoot(deps, ctx, req, req.parentInstanceId, now, details);
 }
 
 /** A referral without a parent is the root of its own tree. */
@@ -66,6 +68,7 @@ async function assignUnderRoot(
   req: AssignmentRequest,
   parentInstanceId: string,
   now: number,
+  details: TaskDetails,
 ): Promise<AssignResult> {
   let definition: Definition | null = null;
   if (req.definitionKey !== undefined) {
@@ -102,6 +105,7 @@ async function assignUnderRoot(
     definition,
     referral,
     tasks: assignees,
+    details,
   };
   for (let attempt = 1; ; attempt++) {
     const root = await deps.store.assign(plan);
@@ -116,6 +120,7 @@ async function assignUnderRoot(
           definitionKey,
           assignedBy: ctx.actorId,
           createdAt: now,
+          ...details,
         }),
       );
       return { instanceId: referral.id, task: tasks[0]!, tasks };

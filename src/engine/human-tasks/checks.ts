@@ -2,6 +2,7 @@ import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
 import { taskflowError } from "../../domain/errors.ts";
 import { assertStorableText, unstorableReason } from "../../domain/storable-text.ts";
+import { taskDetailsOf } from "../../domain/task-details.ts";
 import {
   MAX_ASSIGNMENT_DEPTH,
   MAX_ID_LENGTH,
@@ -82,13 +83,20 @@ export function assertAssignee(dir: Directory, a: AssigneeRequest) {
  * A join or `next` is checked when it is handed in, not when it fires: a join
  * that failed later would make the last task of a referral impossible to complete.
  */
-export function assertNextChain(dir: Directory, next: NextAssignment | undefined, depth = 1) {
+export function assertNextChain(
+  dir: Directory,
+  next: NextAssignment | undefined,
+  depth = 1,
+  /** Where `next` sits in the request, for the 400's field name. */
+  path = "onAllCompleted",
+) {
   if (next === undefined || next === null) return;
   if (depth > MAX_ASSIGNMENT_DEPTH) {
     throw taskflowError("AssignmentTooDeep", { max: MAX_ASSIGNMENT_DEPTH });
   }
   if (next.definitionKey !== undefined) requireId("definitionKey", next.definitionKey);
   assertAssignee(dir, next.assignee);
+  taskDetailsOf(next, `${path}.`);
   assertStorableText(next.vars, "vars");
-  assertNextChain(dir, next.onAllCompleted, depth + 1);
+  assertNextChain(dir, next.onAllCompleted, depth + 1, `${path}.onAllCompleted`);
 }

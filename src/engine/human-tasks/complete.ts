@@ -54,7 +54,7 @@ export async function complete(
     assertRules(deps, ctx, task);
     if (attempt === 1) {
       assertStorableText(req.vars, "vars");
-      assertNextChain(deps.directory, req.next);
+      assertNextChain(deps.directory, req.next, 1, "next");
     }
     const join = await joinOf(deps, referral, now);
     const next = req.next ? await nextOf(deps, ctx, task, req.next, now) : null;

@@ -5,6 +5,7 @@ import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Instance } from "../../domain/instance.ts";
 import { openTask, type Task } from "../../domain/task.ts";
+import { taskDetailsOf } from "../../domain/task-details.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "./human-task-api.ts";
 import type { NewReferral } from "./task-store-port.ts";
@@ -22,10 +23,12 @@ export function newReferral(
   ctx: ActorContext,
   def: Pick<Definition, "id" | "key">,
   rootId: string | null,
-  req: Pick<AssignmentRequest, "assignee" | "vars" | "onAllCompleted">,
+  req: Omit<AssignmentRequest, "definitionKey" | "parentInstanceId">,
   now: number,
 ): NewReferral {
   const id = newId(now);
+  // Checked when the request came in (assertTaskDetails); a stored join's were checked then.
+  const details = taskDetailsOf(req);
   const referral: Instance = {
     id,
     tenantId: ctx.tenantId,
@@ -54,6 +57,7 @@ export function newReferral(
       assigneeId: a.id,
       assignedBy: ctx.actorId,
       createdAt: now,
+      ...details,
     }),
   );
   return { referral, tasks };

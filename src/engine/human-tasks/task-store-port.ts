@@ -16,6 +16,7 @@
 import type { Definition } from "../../domain/definition.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
+import type { TaskDetails } from "../../domain/task-details.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 
@@ -134,6 +135,8 @@ export interface AssignUnderRoot {
   definition: Pick<Definition, "id" | "key"> | null;
   referral: Pick<Instance, "id" | "vars" | "startedBy" | "createdAt" | "onAllCompleted">;
   tasks: Pick<Task, "id" | "assigneeKind" | "assigneeId">[];
+  /** What every task of the referral shows (title, due, …). */
+  details: TaskDetails;
 }
 
 /** A conditional write: only while the task is still as the engine read it. */

@@ -8,7 +8,13 @@ import type { FastifyInstance } from "fastify";
 import { MAX_USERS_PER_ASSIGNMENT } from "../../domain/limits.ts";
 import { ProcessStates } from "../../domain/instance.ts";
 import { TaskStatuses } from "../../domain/task.ts";
-import { idSchema, nullable, timeSchema, varsSchema } from "./schema-primitives.ts";
+import {
+  idSchema,
+  nullable,
+  taskDetailsProperties,
+  timeSchema,
+  varsSchema,
+} from "./schema-primitives.ts";
 import { ErrorReasons } from "../../domain/error-reasons.ts";
 import { ErrorCodes } from "../../domain/errors.ts";
 import { SERVER_PROBLEM_CODES } from "../errors/error-mapping.ts";
@@ -39,6 +45,7 @@ const NextAssignment = {
     definitionKey: idSchema,
     assignee: ref("AssigneeRequest"),
     vars: varsSchema,
+    ...taskDetailsProperties,
     onAllCompleted: ref("NextAssignment"),
   },
 };
@@ -69,6 +76,15 @@ const Task = {
     completedAt: nullable(timeSchema),
     vars: nullable(varsSchema),
     createdAt: timeSchema,
+    title: nullable(str),
+    description: nullable(str),
+    priority: { type: "integer", minimum: 0, maximum: 100 },
+    dueAt: nullable(timeSchema),
+    followUpAt: nullable(timeSchema),
+    overdue: {
+      type: "boolean",
+      description: "Due, and still open or claimed, when the answer was made.",
+    },
   },
 };
 

@@ -20,6 +20,12 @@ export const taskExample = {
   completedAt: null,
   vars: { days: 3 },
   createdAt: T0,
+  title: "Approve 3 days of leave",
+  description: null,
+  priority: 70,
+  dueAt: "2025-01-17T17:00:00.000Z",
+  followUpAt: null,
+  overdue: false,
 };
 
 export const claimedTaskExample = {

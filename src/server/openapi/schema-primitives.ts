@@ -10,6 +10,12 @@ import {
   MAX_PAGE_SIZE,
   TENANT_PATTERN,
 } from "../../domain/limits.ts";
+import {
+  DEFAULT_TASK_PRIORITY,
+  MAX_TASK_DESCRIPTION_LENGTH,
+  MAX_TASK_PRIORITY,
+  MAX_TASK_TITLE_LENGTH,
+} from "../../domain/task-details.ts";
 
 export const idSchema = {
   type: "string",
@@ -26,6 +32,20 @@ export const varsSchema = { type: "object", additionalProperties: true } as cons
 export const nullable = <T extends { type: string }>(s: T) => ({ ...s, type: [s.type, "null"] });
 
 export const timeSchema = { type: "string", format: "date-time" } as const;
+
+/** What a person reads on a task (domain/task-details.ts), as an assignment gives it. */
+export const taskDetailsProperties = {
+  title: { type: "string", maxLength: MAX_TASK_TITLE_LENGTH },
+  description: { type: "string", maxLength: MAX_TASK_DESCRIPTION_LENGTH },
+  priority: {
+    type: "integer",
+    minimum: 0,
+    maximum: MAX_TASK_PRIORITY,
+    description: `0–100; ${DEFAULT_TASK_PRIORITY} when not given.`,
+  },
+  dueAt: timeSchema,
+  followUpAt: timeSchema,
+} as const;
 
 const actorHeader = {
   ...idSchema,

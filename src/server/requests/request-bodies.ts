@@ -5,12 +5,18 @@
  */
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { AssignmentRequest, NextAssignment } from "../../domain/assignment.ts";
+import type { TaskDetailsRequest } from "../../domain/task-details.ts";
 import type { Vars } from "../../domain/vars.ts";
 
 export interface NextAssignmentBody {
   definitionKey?: string;
   assignee: AssigneeBody;
   vars?: Vars;
+  title?: string;
+  description?: string;
+  priority?: number;
+  dueAt?: string;
+  followUpAt?: string;
   onAllCompleted?: NextAssignmentBody;
 }
 
@@ -36,8 +42,20 @@ export function toNextAssignment(b: NextAssignmentBody): NextAssignment {
     ...(b.definitionKey !== undefined && { definitionKey: b.definitionKey }),
     assignee: toAssignee(b.assignee),
     ...(b.vars !== undefined && { vars: b.vars }),
+    ...detailsOf(b),
     ...(b.onAllCompleted !== undefined && { onAllCompleted: toNextAssignment(b.onAllCompleted) }),
   };
+}
+
+/** The task details given (stored in an onAllCompleted as given, so only those). */
+function detailsOf(b: NextAssignmentBody): TaskDetailsRequest {
+  const out: TaskDetailsRequest = {};
+  if (b.title !== undefined) out.title = b.title;
+  if (b.description !== undefined) out.description = b.description;
+  if (b.priority !== undefined) out.priority = b.priority;
+  if (b.dueAt !== undefined) out.dueAt = b.dueAt;
+  if (b.followUpAt !== undefined) out.followUpAt = b.followUpAt;
+  return out;
 }
 
 export function toAssignmentRequest(b: AssignmentBody): AssignmentRequest {

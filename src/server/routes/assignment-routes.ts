@@ -6,7 +6,12 @@ import { apiErrors, jsonResponse } from "../openapi/openapi-responses.ts";
 import { toAssignmentRequest, type AssignmentBody } from "../requests/request-bodies.ts";
 import { actorContext, type ActorHeaders } from "../hooks/request-context.ts";
 import type { RouteOptions } from "./route-options.ts";
-import { actorHeaders, idSchema, varsSchema } from "../openapi/schema-primitives.ts";
+import {
+  actorHeaders,
+  idSchema,
+  taskDetailsProperties,
+  varsSchema,
+} from "../openapi/schema-primitives.ts";
 import { assignResultView } from "../views/inbox-views.ts";
 
 export function assignmentRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
@@ -28,6 +33,7 @@ export function assignmentRoutes(app: FastifyInstance, { engine }: RouteOptions,
             parentInstanceId: idSchema,
             assignee: ref("AssigneeRequest"),
             vars: varsSchema,
+            ...taskDetailsProperties,
             onAllCompleted: ref("NextAssignment"),
           },
           examples: [
@@ -35,6 +41,9 @@ export function assignmentRoutes(app: FastifyInstance, { engine }: RouteOptions,
               parentInstanceId: instanceExample.id,
               assignee: { kind: "user", id: "bob" },
               vars: { days: 3 },
+              title: "Approve 3 days of leave",
+              priority: 70,
+              dueAt: "2025-01-17T17:00:00.000Z",
               onAllCompleted: { assignee: { kind: "group", id: "clerks" } },
             },
           ],

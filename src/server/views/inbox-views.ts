@@ -8,6 +8,7 @@ import type { Completion } from "../../domain/completion.ts";
 import type { Definition } from "../../domain/definition.ts";
 import type { Instance } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
+import { isOverdue } from "../../domain/task-details.ts";
 import type {
   AssignResult,
   CompleteAndEndResult,
@@ -49,6 +50,7 @@ function iso(ms: number): string {
 }
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
+/** One argument only: views are handed to `map`, whose index must not land in a parameter. */
 export function taskView(t: Task): Wire.Task {
   return {
     id: t.id,
@@ -64,6 +66,13 @@ export function taskView(t: Task): Wire.Task {
     completedAt: isoOrNull(t.completedAt),
     vars: t.vars,
     createdAt: iso(t.createdAt),
+    title: t.title,
+    description: t.description,
+    priority: t.priority,
+    dueAt: isoOrNull(t.dueAt),
+    followUpAt: isoOrNull(t.followUpAt),
+    // Against the answer's own time: a list made at one moment says which are overdue at it.
+    overdue: isOverdue(t, Date.now()),
   };
 }
 

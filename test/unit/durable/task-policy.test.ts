@@ -6,10 +6,12 @@ import {
   evaluatePolicy,
   timedOutResult,
 } from "../../../src/engine/durable/commands/task-policy.ts";
+import { NO_TASK_DETAILS } from "../../../src/domain/task-details.ts";
 
 function task(id: string, status: TaskStatus, completedAt: number | null = null): Task {
   const done = status === "done";
   return {
+    ...NO_TASK_DETAILS,
     id,
     tenantId: "t1",
     instanceId: "ref",

@@ -15,6 +15,7 @@ import type { TriggerRoutes } from "../../../src/engine/definitions/triggers/tri
 import type { DurableRuns } from "../../../src/engine/durable/runs-api.ts";
 import { buildServer } from "../../../src/server/build-server.ts";
 import { serverAdapters } from "../../support/server-adapters.ts";
+import { NO_TASK_DETAILS } from "../../../src/domain/task-details.ts";
 
 export const KEY = "test-key-1-0123456789abcdefghijkl";
 
@@ -28,6 +29,7 @@ export function stubEngine(methods: Partial<HumanTaskApi> = {}): HumanTaskApi {
 
 export function sampleTask(over: Partial<Task> = {}): Task {
   return {
+    ...NO_TASK_DETAILS,
     id: "t1",
     tenantId: "default",
     instanceId: "i1",

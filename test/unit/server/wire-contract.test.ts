@@ -63,6 +63,12 @@ const taskFields = {
   completedAt: true,
   vars: true,
   createdAt: true,
+  title: true,
+  description: true,
+  priority: true,
+  dueAt: true,
+  followUpAt: true,
+  overdue: true,
 } satisfies Fields<Wire.Task>;
 
 const instanceFields = {

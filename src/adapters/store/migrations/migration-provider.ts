@@ -21,6 +21,7 @@ import { deploymentIdentity } from "./013-deployment-identity.ts";
 import { runQuarantine } from "./014-run-quarantine.ts";
 import { exactText } from "./015-exact-text.ts";
 import { servedSteps } from "./016-served-steps.ts";
+import { taskDetails } from "./017-task-details.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -39,6 +40,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "014_run_quarantine": runQuarantine(),
     "015_exact_text": exactText(d),
     "016_served_steps": servedSteps(d),
+    "017_task_details": taskDetails(),
   };
 }
 

@@ -223,6 +223,7 @@ export function referralRows(a: AssignUnderRoot, root: Instance): NewReferral {
   const tasks = a.tasks.map((t) =>
     openTask({
       ...t,
+      ...a.details,
       tenantId: a.tenantId,
       instanceId: r.id,
       rootInstanceId: root.id,

@@ -11,6 +11,10 @@
  */
 import type { AssigneeRequest } from "../../../domain/assignee.ts";
 import type { HumanTaskResult, TaskPolicy } from "../../../domain/human-task-result.ts";
+import {
+  MAX_TASK_DESCRIPTION_LENGTH,
+  MAX_TASK_TITLE_LENGTH,
+} from "../../../domain/task-details.ts";
 import type { Vars } from "../../../domain/vars.ts";
 import type { UserTaskState } from "../definition-language.ts";
 import { resolveAssignee, withAdded } from "./assignees.ts";
@@ -30,17 +34,28 @@ export async function runUserTask(
 ): Promise<Transition> {
   const assignee = await resolveAssignee(run, state.assignee, `state '${name}'`);
   const vars = await referralVars(run, state, name);
+  // The task's own columns (what lists show and sort by); the vars keep them for the
+  // Console pages that read them there. A template may render longer than a column
+  // holds: cut, rather than fail the run over a long customer name.
+  const details = {
+    title: clip(vars["title"] as string, MAX_TASK_TITLE_LENGTH),
+    ...(vars["description"] !== undefined && {
+      description: clip(vars["description"] as string, MAX_TASK_DESCRIPTION_LENGTH),
+    }),
+    ...(vars["dueAt"] !== undefined && { dueAt: vars["dueAt"] as string }),
+  };
   const policy = state.completion ?? "all";
   let r: HumanTaskResult;
   if (state.escalation === undefined) {
-    r = await run.ctx.humanTask(name, { assignee, policy, vars });
+    r = await run.ctx.humanTask(name, { ...details, assignee, policy, vars });
   } else {
     const timeout = durationMs(await run.valueOf(state.escalation.after));
-    r = await run.ctx.humanTask(name, { assignee, policy, vars, timeout });
+    r = await run.ctx.humanTask(name, { ...details, assignee, policy, vars, timeout });
     if (r.timedOut) {
       const escalated = await escalate(run, state, assignee, name);
       const again = { ...vars, escalated: true };
       r = await run.ctx.humanTask(name, {
+        ...details,
         assignee: escalated,
         policy: fit(policy, escalated),
         vars: again,
@@ -57,6 +72,8 @@ export async function runUserTask(
     `state '${name}' was completed with action '${r.action}', which it does not have`,
   );
 }
+
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 async function referralVars(
   run: InterpretedRun,

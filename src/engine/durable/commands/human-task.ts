@@ -6,6 +6,7 @@
  */
 import type { HumanTaskResult } from "../../../domain/human-task-result.ts";
 import type { TaskWaitData } from "../../../domain/run-event.ts";
+import type { TaskDetailsRequest } from "../../../domain/task-details.ts";
 import { CancelledFailure } from "../../../domain/workflow-failure.ts";
 import { toMs } from "../../../domain/duration.ts";
 import { taskSignal, type HumanTaskBridge } from "../human-task-bridge.ts";
@@ -50,6 +51,18 @@ export async function runHumanTask(
   return park(rt, wait.instanceId, wait.deadline ?? null);
 }
 
+/** The tasks' details as an assignment takes them: the call's name is the default title. */
+function detailsOf(name: string, o: HumanTaskOptions): TaskDetailsRequest {
+  const text = (t: Date | string | undefined) => (t instanceof Date ? t.toISOString() : t);
+  return {
+    title: o.title ?? name,
+    description: o.description,
+    priority: o.priority,
+    dueAt: text(o.dueAt),
+    followUpAt: text(o.followUpAt),
+  };
+}
+
 /** Assigns the referral (exactly once in effect) and records `task_wait`. */
 async function assignReferral(
   rt: Runtime,
@@ -73,6 +86,7 @@ async function assignReferral(
     o.assignee,
     o.vars ?? {},
     now,
+    detailsOf(name, o),
   );
   rt.halts.check();
   const deadline = o.timeout === undefined ? null : rt.options.now() + toMs(o.timeout);

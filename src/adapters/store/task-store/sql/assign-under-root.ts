@@ -27,6 +27,12 @@ interface Params {
   task_ids: string[];
   assignee_kinds: string[];
   assignee_ids: string[];
+  /** The details every task of the referral shows. */
+  title: string | null;
+  description: string | null;
+  priority: number;
+  due_at: number | null;
+  follow_up_at: number | null;
 }
 
 const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
@@ -50,9 +56,11 @@ const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
     returning tenant_id, id, root_instance_id, definition_key, started_by, created_at
   ), t as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
-      assignee_kind, assignee_id, assigned_by, status, created_at)
+      assignee_kind, assignee_id, assigned_by, status, created_at,
+      title, description, priority, due_at, follow_up_at)
     select i.tenant_id, v.id, i.id, i.root_instance_id, i.definition_key,
-      v.kind, v.aid, i.started_by, 'open', i.created_at
+      v.kind, v.aid, i.started_by, 'open', i.created_at,
+      :title::text, :description::text, :priority::integer, :due_at::bigint, :follow_up_at::bigint
     from i cross join unnest(:task_ids::text[], :assignee_kinds::text[],
       :assignee_ids::text[]) as v(id, kind, aid)
   )
@@ -73,5 +81,10 @@ export function assignUnderRoot(a: AssignUnderRoot) {
     task_ids: a.tasks.map((t) => t.id),
     assignee_kinds: a.tasks.map((t) => t.assigneeKind),
     assignee_ids: a.tasks.map((t) => t.assigneeId),
+    title: a.details.title,
+    description: a.details.description,
+    priority: a.details.priority,
+    due_at: a.details.dueAt,
+    follow_up_at: a.details.followUpAt,
   });
 }

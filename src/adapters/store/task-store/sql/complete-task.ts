@@ -22,6 +22,7 @@
  */
 import type { CompletionPlan } from "../../../../engine/human-tasks/task-store-port.ts";
 import { instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
+import { DEFAULT_TASK_PRIORITY } from "../../../../domain/task-details.ts";
 import { statement, type Statement } from "../../sql/statement.ts";
 
 interface Params {
@@ -55,6 +56,12 @@ interface Params {
   join_task_assignee_ids: string[];
   join_task_assigned_by: string[];
   join_task_created_at: number[];
+  /** The details every task of the join shows (one request made them all). */
+  join_title: string | null;
+  join_description: string | null;
+  join_priority: number;
+  join_due_at: number | null;
+  join_follow_up_at: number | null;
 }
 
 export interface CompletionRow {
@@ -125,8 +132,11 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
     returning id
   ), jt as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
-      assignee_kind, assignee_id, assigned_by, status, created_at)
-    select :tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at
+      assignee_kind, assignee_id, assigned_by, status, created_at,
+      title, description, priority, due_at, follow_up_at)
+    select :tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at,
+      :join_title::text, :join_description::text, :join_priority::integer,
+      :join_due_at::bigint, :join_follow_up_at::bigint
     from ji cross join unnest(:join_task_ids::text[], :join_task_roots::text[],
       :join_task_definition_keys::text[], :join_task_assignee_kinds::text[],
       :join_task_assignee_ids::text[], :join_task_assigned_by::text[],
@@ -181,5 +191,10 @@ export function completeTask(c: CompletionPlan) {
     join_task_assignee_ids: jt.map((x) => x.assigneeId),
     join_task_assigned_by: jt.map((x) => x.assignedBy),
     join_task_created_at: jt.map((x) => x.createdAt),
+    join_title: jt[0]?.title ?? null,
+    join_description: jt[0]?.description ?? null,
+    join_priority: jt[0]?.priority ?? DEFAULT_TASK_PRIORITY,
+    join_due_at: jt[0]?.dueAt ?? null,
+    join_follow_up_at: jt[0]?.followUpAt ?? null,
   });
 }
