@@ -139,3 +139,40 @@ test("a task whose vars.dueAt is not a time still opens, showing the text as wri
   await expect(page.getByRole("heading", { name: "Sign the lease" })).toBeVisible();
   await expect(page.getByRole("definition").filter({ hasText: "next Tuesday-ish" })).toBeVisible();
 });
+
+test("a task's own title, description, priority and due time: in its inbox row and on its page, overdue marked", async ({
+  browser,
+  server,
+}) => {
+  const root = await server.engine<{ instanceId: string }>(
+    "POST",
+    "processes",
+    { processKey: "purchase", name: "Purchase" },
+    "erin",
+  );
+  const assigned = await server.engine<{ task: TaskJson }>(
+    "POST",
+    "assignments",
+    {
+      parentInstanceId: root.instanceId,
+      assignee: { kind: "user", id: "dave" },
+      title: "Approve the purchase of 3 laptops",
+      description: "Quote attached by erin",
+      priority: 85,
+      dueAt: "2020-03-01T09:00:00Z",
+    },
+    "erin",
+  );
+  const page = await pageOf(browser, server, "dave");
+  await page.goto(`${server.url}/console/inbox`);
+  const name = "Approve the purchase of 3 laptops";
+  await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(1);
+  await page.getByRole("link", { name }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/tasks/${assigned.task.id}$`));
+  await expect(page.getByRole("heading", { name })).toBeVisible();
+  await expect(page.getByText("Quote attached by erin")).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "85" })).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "overdue" })).toBeVisible();
+  await expectAccessible(page, "a task with its own details");
+  await screenshot(page, "people-task-details");
+});

@@ -11,6 +11,7 @@ import { canClaim, canRelease, claim, needsClaim, release } from "./claim-action
 import { assigneeText, when } from "./format.ts";
 import { factsOf } from "./referral-vars.ts";
 import { TaskForm } from "./task-form.tsx";
+import { fallbackName } from "./use-task-titles.ts";
 import type { Task } from "../../wire.ts";
 import { useTask } from "./use-task.ts";
 
@@ -35,6 +36,10 @@ export function TaskPage() {
   if (task === null || referral === null) return <p aria-busy="true">Loading the task…</p>;
 
   const facts = factsOf(referral.vars);
+  // The task's own details; a task made before they existed has them in its referral's vars.
+  const title = task.title ?? facts.title ?? `Task of ${fallbackName(task)}`;
+  const description = task.description ?? facts.description;
+  const dueAt = task.dueAt ?? facts.dueAt;
   const act = (f: (id: string) => Promise<Task>) => () => {
     setActionError(null);
     f(task.id)
@@ -51,8 +56,8 @@ export function TaskPage() {
 
   return (
     <section>
-      <h1>{facts.title ?? `Task of ${task.definitionKey}`}</h1>
-      {facts.description !== null && <p>{facts.description}</p>}
+      <h1>{title}</h1>
+      {description !== null && <p>{description}</p>}
       <dl className="facts">
         <dt>State</dt>
         <dd>
@@ -64,12 +69,17 @@ export function TaskPage() {
         <dd>{task.claimedBy ?? "—"}</dd>
         <dt>Created</dt>
         <dd>{when(task.createdAt)}</dd>
-        {facts.dueAt !== null && (
+        {dueAt !== null && (
           <>
             <dt>Due</dt>
-            <dd>{when(facts.dueAt)}</dd>
+            <dd>
+              {when(dueAt)}
+              {task.overdue && <span className="badge status-overdue">overdue</span>}
+            </dd>
           </>
         )}
+        <dt>Priority</dt>
+        <dd>{task.priority}</dd>
         {task.completedBy !== null && (
           <>
             <dt>Completed by</dt>

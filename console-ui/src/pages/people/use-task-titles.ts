@@ -1,7 +1,8 @@
 /**
- * The title of each task in view. A definition's task carries its title in its
- * referral's vars, not on the task, so the rows read the referrals they show, once
- * each, after the scrolling stops for a moment; the row shows a fallback meanwhile.
+ * The title of each task in view: its own, which every task made since the task
+ * details landed has. A task made before carries its title (if any) in its
+ * referral's vars only, so for those rows alone the referrals are read, once each,
+ * after the scrolling stops for a moment; the row shows a fallback meanwhile.
  */
 import { useEffect, useState } from "react";
 import { engine } from "../../api.ts";
@@ -20,7 +21,8 @@ export function fallbackName(t: Task): string {
 
 export function useTaskTitles(visible: Task[]): (t: Task) => string {
   const [, setRound] = useState(0);
-  const wanted = [...new Set(visible.map((t) => t.instanceId))].filter((id) => !titles.has(id));
+  const untitled = visible.filter((t) => t.title === null);
+  const wanted = [...new Set(untitled.map((t) => t.instanceId))].filter((id) => !titles.has(id));
   const key = wanted.join(",");
   useEffect(() => {
     if (key === "") return;
@@ -45,5 +47,5 @@ export function useTaskTitles(visible: Task[]): (t: Task) => string {
       abort.abort();
     };
   }, [key]);
-  return (t) => titles.get(t.instanceId) ?? fallbackName(t);
+  return (t) => t.title ?? titles.get(t.instanceId) ?? fallbackName(t);
 }
