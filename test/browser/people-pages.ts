@@ -41,3 +41,24 @@ export async function inboxOf(server: ConsoleServer, user: string, count = 1): P
   }
   throw new Error(`fewer than ${count} open tasks for ${user}`);
 }
+
+/** A plain process of `processKey` that erin starts, and one assignment under it by her. */
+export async function assignUnderNewProcess(
+  server: ConsoleServer,
+  processKey: string,
+  assignment: Record<string, unknown>,
+): Promise<TaskJson> {
+  const root = await server.engine<{ instanceId: string }>(
+    "POST",
+    "processes",
+    { processKey, name: processKey },
+    "erin",
+  );
+  const assigned = await server.engine<{ task: TaskJson }>(
+    "POST",
+    "assignments",
+    { ...assignment, parentInstanceId: root.instanceId },
+    "erin",
+  );
+  return assigned.task;
+}

@@ -8,7 +8,7 @@ import type { Page } from "@playwright/test";
 import { expectAccessible } from "./accessibility.ts";
 import { expect, screenshot, test } from "./console-fixture.ts";
 import { EXPENSE_FORM } from "./people-definitions.ts";
-import { inboxOf, pageOf, type TaskJson } from "./people-pages.ts";
+import { assignUnderNewProcess, inboxOf, pageOf, type TaskJson } from "./people-pages.ts";
 
 function field(page: Page, label: string) {
   return page.getByLabel(label, { exact: false });
@@ -118,24 +118,12 @@ test("a task whose vars.dueAt is not a time still opens, showing the text as wri
   server,
 }) => {
   // vars are the caller's: nothing makes an assignment's dueAt a time.
-  const root = await server.engine<{ instanceId: string }>(
-    "POST",
-    "processes",
-    { processKey: "lease", name: "Lease" },
-    "erin",
-  );
-  const assigned = await server.engine<{ task: TaskJson }>(
-    "POST",
-    "assignments",
-    {
-      parentInstanceId: root.instanceId,
-      assignee: { kind: "user", id: "dave" },
-      vars: { title: "Sign the lease", dueAt: "next Tuesday-ish" },
-    },
-    "erin",
-  );
+  const task = await assignUnderNewProcess(server, "lease", {
+    assignee: { kind: "user", id: "dave" },
+    vars: { title: "Sign the lease", dueAt: "next Tuesday-ish" },
+  });
   const page = await pageOf(browser, server, "dave");
-  await page.goto(`${server.url}/console/tasks/${assigned.task.id}`);
+  await page.goto(`${server.url}/console/tasks/${task.id}`);
   await expect(page.getByRole("heading", { name: "Sign the lease" })).toBeVisible();
   await expect(page.getByRole("definition").filter({ hasText: "next Tuesday-ish" })).toBeVisible();
 });
@@ -144,31 +132,19 @@ test("a task's own title, description, priority and due time: in its inbox row a
   browser,
   server,
 }) => {
-  const root = await server.engine<{ instanceId: string }>(
-    "POST",
-    "processes",
-    { processKey: "purchase", name: "Purchase" },
-    "erin",
-  );
-  const assigned = await server.engine<{ task: TaskJson }>(
-    "POST",
-    "assignments",
-    {
-      parentInstanceId: root.instanceId,
-      assignee: { kind: "user", id: "dave" },
-      title: "Approve the purchase of 3 laptops",
-      description: "Quote attached by erin",
-      priority: 85,
-      dueAt: "2020-03-01T09:00:00Z",
-    },
-    "erin",
-  );
+  const task = await assignUnderNewProcess(server, "purchase", {
+    assignee: { kind: "user", id: "dave" },
+    title: "Approve the purchase of 3 laptops",
+    description: "Quote attached by erin",
+    priority: 85,
+    dueAt: "2020-03-01T09:00:00Z",
+  });
   const page = await pageOf(browser, server, "dave");
   await page.goto(`${server.url}/console/inbox`);
   const name = "Approve the purchase of 3 laptops";
   await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(1);
   await page.getByRole("link", { name }).click();
-  await expect(page).toHaveURL(new RegExp(`/console/tasks/${assigned.task.id}$`));
+  await expect(page).toHaveURL(new RegExp(`/console/tasks/${task.id}$`));
   await expect(page.getByRole("heading", { name })).toBeVisible();
   await expect(page.getByText("Quote attached by erin")).toBeVisible();
   await expect(page.getByRole("definition").filter({ hasText: "85" })).toBeVisible();
