@@ -71,7 +71,7 @@ export function taskView(t: Task): Wire.Task {
     priority: t.priority,
     dueAt: isoOrNull(t.dueAt),
     followUpAt: isoOrNull(t.followUpAt),
-    // Against the answer's own time: a list made at one moment says which are overdue at it.
+    // Against the clock when the view is made (not stored: it changes with time alone).
     overdue: isOverdue(t, Date.now()),
   };
 }
