@@ -26,7 +26,6 @@ import type {
   StartProcessRequest,
   StartRunRequest,
   Task,
-  Vars,
   WriteOptions,
 } from "./client-types.ts";
 import { path, type HttpTransport } from "./http-transport.ts";
@@ -121,7 +120,7 @@ export class ActingClient extends TaskflowReader {
   /** `POST /v1/tasks/{id}/complete-and-end`: complete, cancel the rest, close the process. */
   completeAndEnd(
     taskId: string,
-    request: { vars?: Vars } = {},
+    request: Omit<CompleteRequest, "next"> = {},
     options?: WriteOptions,
   ): Promise<CompleteAndEndResult> {
     return this.post(path`/v1/tasks/${taskId}/complete-and-end`, request, options);

@@ -27,7 +27,6 @@ import { ledgerOwner } from "../engine/definition-cache/ledger-owner.ts";
 import { DefinitionVersions } from "../engine/definitions/definition-versions.ts";
 import type { TriggerRoutes } from "../engine/definitions/triggers/trigger-routes.ts";
 import { triggerRoutesFor } from "./trigger-routes-for.ts";
-import { DefinitionTaskChecks } from "../engine/definitions/interpreter/definition-task-checks.ts";
 import { assertHostConnections } from "./host-connections.ts";
 import type { DurableRuns } from "../engine/durable/runs-api.ts";
 import type { HumanTaskApi } from "../engine/human-tasks/human-task-api.ts";
@@ -152,9 +151,7 @@ export async function createTaskflow(
   );
   definitions.onHeadsChanged((tenantId) => triggerRoutes.refresh(tenantId));
   // Finishing a task of a run's ctx.humanTask wakes the run.
-  const woken = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
-  // A definition's userTask checks its completion's action and form first.
-  const engine = new DefinitionTaskChecks(woken, store, directory);
+  const engine = wakeRunsOnCompletion(inbox, store, database.runs, () => durable.worker?.notify());
   try {
     // The server first: it refuses a keyless production config before any I/O.
     server = buildServer({

@@ -78,7 +78,7 @@ export const ERROR_REASONS = {
   VarsMismatch: { code: "Validation", message: "the vars do not match the schema of '{key}'" },
   CompletionMismatch: {
     code: "Validation",
-    message: "the completion does not match the task's state",
+    message: "the completion does not match what the task asks (its actions and form)",
   },
   InvalidDuration: { code: "Validation", message: "{detail}" },
   InvalidSignalName: { code: "Validation", message: "{detail}" },

@@ -12,6 +12,9 @@ export interface TaskCompletion {
   taskId: string;
   completedBy: string;
   vars: Vars | null;
+  /** The named action chosen (older records: none). */
+  action?: string | null;
+  comment?: string | null;
   completedAt: number;
 }
 
@@ -22,8 +25,11 @@ export interface HumanTaskResult {
   completedBy: string | null;
   /** That completion's vars. */
   vars: Vars | null;
-  /** `vars.action` when it is a string (e.g. "approve" / "reject"). */
+  /** The action the deciding completion chose (e.g. "approve" / "reject"): one of the
+   * task's actions, or `vars.action` when the task named none. */
   action: string | null;
+  /** The deciding completion's comment (older records: absent). */
+  comment?: string | null;
   /** Every completion, in time order. */
   completions: TaskCompletion[];
   /** True when the policy can no longer be met (tasks cancelled) or the call timed out. */

@@ -9,14 +9,15 @@
  * a task can be ranked above or below the ones nobody ranked.
  */
 import { taskflowError } from "./errors.ts";
+import { NO_TASK_FORM, taskFormOf, type TaskFormRequest, type TaskFormSpec } from "./task-form.ts";
 
 export const DEFAULT_TASK_PRIORITY = 50;
 export const MAX_TASK_PRIORITY = 100;
 export const MAX_TASK_TITLE_LENGTH = 200;
 export const MAX_TASK_DESCRIPTION_LENGTH = 4_000;
 
-/** As stored and read: times in epoch ms. */
-export interface TaskDetails {
+/** As stored and read: times in epoch ms; the form and actions (task-form.ts) with them. */
+export interface TaskDetails extends TaskFormSpec {
   title: string | null;
   description: string | null;
   priority: number;
@@ -28,7 +29,7 @@ export interface TaskDetails {
  * As a caller gives them, and as a stored onAllCompleted keeps them: times as
  * ISO 8601 text with a zone (the REST form; `ctx.humanTask` turns a Date into it).
  */
-export interface TaskDetailsRequest {
+export interface TaskDetailsRequest extends TaskFormRequest {
   title?: string | undefined;
   description?: string | undefined;
   priority?: number | undefined;
@@ -42,6 +43,7 @@ export const NO_TASK_DETAILS: TaskDetails = {
   priority: DEFAULT_TASK_PRIORITY,
   dueAt: null,
   followUpAt: null,
+  ...NO_TASK_FORM,
 };
 
 /**
@@ -56,6 +58,7 @@ export function taskDetailsOf(req: TaskDetailsRequest, at = ""): TaskDetails {
     priority: priority(req.priority, `${at}priority`),
     dueAt: time(req.dueAt, `${at}dueAt`),
     followUpAt: time(req.followUpAt, `${at}followUpAt`),
+    ...taskFormOf(req, at),
   };
 }
 

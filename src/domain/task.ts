@@ -22,6 +22,10 @@ export interface Task extends TaskDetails {
   completedAt: number | null;
   /** The variables the completing actor handed in. */
   vars: Vars | null;
+  /** The named action the completion chose (one of `actions`), if any. */
+  action: string | null;
+  /** The completion's comment, if any. */
+  comment: string | null;
   createdAt: number;
 }
 
@@ -49,6 +53,8 @@ export function openTask(
     completedBy: null,
     completedAt: null,
     vars: null,
+    action: null,
+    comment: null,
   };
 }
 

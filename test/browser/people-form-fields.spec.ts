@@ -39,6 +39,29 @@ test("fields: kinds, labels and required from the schema", () => {
   expect(fieldsOf(null)).toEqual([]);
 });
 
+test("hints: the order, labels and help in the reader's language, and widgets", () => {
+  const fields = fieldsOf(FORM, {
+    order: ["note", "amount"],
+    fields: {
+      note: { label: { en: "Note", fa: "یادداشت" }, help: "Why", widget: "text" },
+      amount: { label: { fa: "مبلغ" } },
+      count: { widget: "number" },
+      urgent: { widget: "checkbox", label: "Urgent?" },
+    },
+  });
+  // The named ones first, in the hints' order; the rest in the schema's.
+  expect(fields.map((f) => [f.name, f.kind, f.label, f.description])).toEqual([
+    ["note", "text", "Note", "Why"],
+    // Only Persian given: shown in Persian to an English reader too (the first one given).
+    ["amount", "number", "مبلغ", null],
+    ["count", "integer", "count", null],
+    ["kind", "select", "kind", null],
+    ["urgent", "boolean", "Urgent?", null],
+    ["on", "date", "on", null],
+    ["lines", "json", "lines", null],
+  ]);
+});
+
 test("vars: typed values, empty inputs left out, unparsable text sent as typed", () => {
   const fields = fieldsOf(FORM);
   const values = {

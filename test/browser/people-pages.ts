@@ -25,6 +25,7 @@ export interface TaskJson {
   claimedBy: string | null;
   completedBy: string | null;
   vars: Record<string, unknown> | null;
+  action?: string | null;
 }
 
 /** The engine's inbox of `user`, once it holds `count` tasks (a run assigns them soon after its start). */

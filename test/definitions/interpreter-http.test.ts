@@ -188,7 +188,12 @@ void describe("the interpreter behind POST /v1/processes", () => {
       vars: {
         approver: "bob",
         amount: 120,
-        decision: { action: "reject", completedBy: "bob", data: { comment: "too much" } },
+        decision: {
+          action: "reject",
+          comment: null,
+          completedBy: "bob",
+          data: { comment: "too much" },
+        },
       },
       terminated: "rejected",
     });

@@ -141,6 +141,7 @@ void describe("interpreter states", () => {
     assert.deepEqual(await env.h.drain(), ["completed"]);
     assert.deepEqual((await output("task-1")).vars.signed, {
       action: "sign",
+      comment: null,
       completedBy: "dave",
       data: {},
     });

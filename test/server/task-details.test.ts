@@ -10,10 +10,10 @@
    response bodies are untyped JSON; the assertions are what check their shape. */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createTaskflow, type Taskflow } from "../../src/composition/create-taskflow.ts";
-import { loadConfig } from "../../src/config/load-config.ts";
+import type { Taskflow } from "../../src/composition/create-taskflow.ts";
 import { workflow } from "../../src/workflow.ts";
-import { backendTestOptions, backends, createTestDatabase } from "../support/backends.ts";
+import { backendTestOptions, backends } from "../support/backends.ts";
+import { startTestTaskflow, type TestNode } from "../support/test-taskflow.ts";
 
 const KEY = "details-key-0123456789abcdefghijk";
 const DUE = "2020-01-01T00:00:00.000Z"; // in the past: overdue while open
@@ -49,42 +49,23 @@ for (const b of backends) {
       void test("skipped", options, () => undefined);
       return;
     }
+    let node: TestNode;
     let tf: Taskflow;
-    let drop: () => Promise<void>;
+    let call: TestNode["call"];
     before(async () => {
-      const db = await createTestDatabase(b);
-      drop = () => db.drop();
-      const config = loadConfig({
-        env: {},
-        overrides: {
-          databaseUrl: db.url,
-          apiKeys: [KEY],
-          logLevel: "silent",
-          rateLimit: false,
+      node = await startTestTaskflow(
+        b,
+        KEY,
+        {
           maxEventLoopDelay: 0,
           users: "alice,bob,dave,erin,frank,gina,ivan,jo",
           groups: { clerks: ["carol"] },
         },
-      });
-      tf = await createTaskflow(config, {
-        workflows: [review, untitled],
-        worker: { pollMs: 20, heartbeatMs: 300 },
-      });
+        { workflows: [review, untitled], worker: { pollMs: 20, heartbeatMs: 300 } },
+      );
+      ({ tf, call } = node);
     });
-    after(async () => {
-      await tf?.close();
-      await drop?.();
-    });
-
-    async function call(method: "GET" | "POST", url: string, body?: object, as = "alice") {
-      const r = await tf.server.inject({
-        method,
-        url,
-        headers: { "x-api-key": KEY, "x-actor-id": as },
-        ...(body === undefined ? {} : { payload: body }),
-      });
-      return { status: r.statusCode, body: r.json() };
-    }
+    after(() => node?.close());
 
     async function tasksOf(user: string, count = 1): Promise<any[]> {
       const end = Date.now() + 20_000;

@@ -121,6 +121,8 @@ function taskOf(
     completedBy: null,
     completedAt: null,
     vars: null,
+    action: null,
+    comment: null,
     createdAt: 1_700_000_000_010,
     ...over,
   };
@@ -801,6 +803,8 @@ function registerStoreCases(backend: Backend) {
           completedBy: by,
           completedAt: 20,
           vars: { ok: by },
+          action: null,
+          comment: null,
         });
         // The claimer changed since the read: no write.
         assert.equal(
@@ -1017,6 +1021,13 @@ function registerStoreCases(backend: Backend) {
           priority: 90,
           dueAt: 1_800_000_000_000,
           followUpAt: 1_799_000_000_000,
+          form: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+          formUi: { order: ["ok"], fields: { ok: { label: { en: "OK", fa: "تأیید" } } } },
+          actions: [
+            { name: "approve", label: "Approve", commentRequired: false },
+            { name: "reject", label: null, commentRequired: true },
+          ],
+          actionRequired: true,
         };
         await store.assign({
           tenantId: A,
@@ -1035,7 +1046,21 @@ function registerStoreCases(backend: Backend) {
         assert.equal(tasks2[0]?.definitionKey, other.key);
         for (const t of tasks2) {
           const { title, description, priority, dueAt, followUpAt } = t;
-          assert.deepEqual({ title, description, priority, dueAt, followUpAt }, details);
+          const { form, formUi, actions, actionRequired } = t;
+          assert.deepEqual(
+            {
+              title,
+              description,
+              priority,
+              dueAt,
+              followUpAt,
+              form,
+              formUi,
+              actions,
+              actionRequired,
+            },
+            details,
+          );
         }
         // A completed root, a missing instance, another tenant: nothing is written.
         for (const [tenantId, parentInstanceId] of [
@@ -1081,6 +1106,8 @@ function registerStoreCases(backend: Backend) {
         completedBy: by,
         completedAt: at,
         vars: { by },
+        action: "approve",
+        comment: `by ${by}`,
       });
       /** A tree whose referral has `n` open user tasks and a join to u9. */
       async function seedJoin(store: Store, n: number) {
@@ -1095,7 +1122,18 @@ function registerStoreCases(backend: Backend) {
           vars: {},
           onAllCompleted: null,
         });
-        const join = { referral: joinRef, tasks: [taskOf(joinRef, { kind: "user", id: "u9" })] };
+        // The join's task asks for a form and an action: its columns are written with it.
+        const asks = {
+          title: "Sign off",
+          form: { type: "object", properties: { note: { type: "string" } } },
+          formUi: { fields: { note: { widget: "textarea" as const } } },
+          actions: [{ name: "sign", label: { en: "Sign" }, commentRequired: true }],
+          actionRequired: true,
+        };
+        const join = {
+          referral: joinRef,
+          tasks: [taskOf(joinRef, { kind: "user", id: "u9" }, asks)],
+        };
         return { root, referral, tasks, join };
       }
       const notWritten = (because: "task" | "root") => ({ written: false, because });

@@ -55,6 +55,13 @@ export interface TasksTable {
   priority: ColumnType<number, number | undefined, number>;
   due_at: NullableMillis;
   follow_up_at: NullableMillis;
+  /** JSON: the form's schema and hints, `{ schema, ui }` (row-mapping.ts). */
+  form: string | null;
+  /** JSON: the named actions and whether one is required, `{ required, list }`. */
+  actions: string | null;
+  /** What the completion chose. */
+  action: string | null;
+  comment: string | null;
 }
 
 export interface DefinitionVersionsTable {

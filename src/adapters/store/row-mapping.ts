@@ -13,6 +13,7 @@ import type {
 import type { AssigneeKind } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
+import type { FormUi, TaskAction, TaskFormSpec } from "../../domain/task-form.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { DefinitionsTable, InstancesTable, TasksTable } from "./db-schema.ts";
 
@@ -130,6 +131,29 @@ export function taskFromRow(r: Selectable<TasksTable>): Task {
     priority: Number(r.priority),
     dueAt: nullableMillis(r.due_at),
     followUpAt: nullableMillis(r.follow_up_at),
+    ...formFromColumns(r.form, r.actions),
+    action: r.action,
+    comment: r.comment,
+  };
+}
+
+/** The form and actions as two JSON columns: `{ schema, ui }` and `{ required, list }`. */
+export function formColumns(t: TaskFormSpec): { form: string | null; actions: string | null } {
+  return {
+    form: t.form === null ? null : JSON.stringify({ schema: t.form, ui: t.formUi }),
+    actions:
+      t.actions === null ? null : JSON.stringify({ required: t.actionRequired, list: t.actions }),
+  };
+}
+
+function formFromColumns(form: string | null, actions: string | null): TaskFormSpec {
+  const f = nullableJson<{ schema: TaskFormSpec["form"]; ui: FormUi | null }>(form);
+  const a = nullableJson<{ required: boolean; list: TaskAction[] }>(actions);
+  return {
+    form: f?.schema ?? null,
+    formUi: f?.ui ?? null,
+    actions: a?.list ?? null,
+    actionRequired: a?.required ?? false,
   };
 }
 
@@ -155,11 +179,24 @@ export function taskToRow(t: Task): Insertable<TasksTable> {
     priority: t.priority,
     due_at: t.dueAt,
     follow_up_at: t.followUpAt,
+    ...formColumns(t),
+    action: t.action,
+    comment: t.comment,
   };
 }
 
 export type TaskPatch = Partial<
-  Pick<Task, "status" | "claimedBy" | "claimedAt" | "completedBy" | "completedAt" | "vars">
+  Pick<
+    Task,
+    | "status"
+    | "claimedBy"
+    | "claimedAt"
+    | "completedBy"
+    | "completedAt"
+    | "vars"
+    | "action"
+    | "comment"
+  >
 >;
 
 /** Only the keys present in the patch become SET clauses; `null` clears a column. */
@@ -171,5 +208,7 @@ export function taskPatchToRow(p: TaskPatch): Partial<Insertable<TasksTable>> {
   if (p.completedBy !== undefined) row.completed_by = p.completedBy;
   if (p.completedAt !== undefined) row.completed_at = p.completedAt;
   if (p.vars !== undefined) row.vars = p.vars === null ? null : JSON.stringify(p.vars);
+  if (p.action !== undefined) row.action = p.action;
+  if (p.comment !== undefined) row.comment = p.comment;
   return row;
 }

@@ -21,6 +21,48 @@ export interface TaskDetailsRequest {
   priority?: number;
   dueAt?: IsoTime;
   followUpAt?: IsoTime;
+  /** JSON Schema (draft 2020-12) of the vars the completer submits. */
+  form?: JsonSchema;
+  formUi?: FormUi;
+  /** The named actions a completion chooses from, by name. */
+  actions?: Record<string, TaskActionRequest>;
+  /** A completion must name an action (default: true when there are actions). */
+  actionRequired?: boolean;
+}
+
+/** A JSON Schema: an object, or `true` / `false`. */
+export type JsonSchema = { [key: string]: unknown } | boolean;
+
+/** Text, or text per language tag (`{ "en": "Approve", "fa": "تأیید" }`). */
+export type LocalizedText = string | Record<string, string>;
+
+export type FormWidget = "text" | "textarea" | "number" | "checkbox" | "date" | "select";
+
+/** How a form is shown: its top-level fields' order and each one's hints. */
+export interface FormUi {
+  order?: string[];
+  fields?: Record<string, { label?: LocalizedText; help?: LocalizedText; widget?: FormWidget }>;
+}
+
+export interface TaskActionRequest {
+  label?: LocalizedText;
+  commentRequired?: boolean;
+}
+
+export interface TaskAction {
+  name: string;
+  label: LocalizedText | null;
+  commentRequired: boolean;
+}
+
+/** The body of `POST /v1/tasks/{id}/complete` (and complete-and-end, without `next`). */
+export interface CompleteRequest {
+  vars?: Vars;
+  /** One of the task's actions. */
+  action?: string;
+  comment?: string;
+  /** Assign this next, under the same root, in the same transaction. */
+  next?: NextAssignment;
 }
 
 /** An assignment attached to the same root: `onAllCompleted` (the join) and `next`. */
@@ -59,6 +101,14 @@ export interface Task {
   followUpAt: IsoTime | null;
   /** Due, and still open or claimed, when the answer was made. */
   overdue: boolean;
+  form: JsonSchema | null;
+  formUi: FormUi | null;
+  actions: TaskAction[] | null;
+  actionRequired: boolean;
+  /** The action the completion chose. */
+  action: string | null;
+  /** The completion's comment. */
+  comment: string | null;
 }
 
 export interface Completion {
@@ -76,12 +126,6 @@ export interface AssignResult {
   /** The first task (the only one for a `user` or `group` assignee). */
   task: Task;
   tasks: Task[];
-}
-
-export interface CompleteRequest {
-  vars?: Vars;
-  /** Assign this next, under the same root, in the same transaction. */
-  next?: NextAssignment;
 }
 
 export interface CompleteResult {

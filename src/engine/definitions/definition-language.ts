@@ -6,6 +6,8 @@
  * docs/definitions.md for the reference.
  */
 
+import type { FormUi, LocalizedText } from "../../domain/task-form.ts";
+
 /** A JSONata expression evaluated against `{ vars, last, now }`. */
 export type Expression = string;
 
@@ -41,7 +43,9 @@ export interface UserTaskState {
   completion?: CompletionPolicy;
   /** JSON Schema (2020-12) of what the completer submits. */
   form?: Record<string, unknown>;
-  actions?: Record<string, { next: string }>;
+  /** How the form is shown (domain/task-form.ts). */
+  formUi?: FormUi;
+  actions?: Record<string, { next: string; label?: LocalizedText; commentRequired?: boolean }>;
   /** Taken on a completion that names no action (or when `actions` is absent). */
   next?: string;
   due?: DurationLiteral | Computed;

@@ -10,6 +10,7 @@
  */
 import { ID_PATTERN, MAX_ID_LENGTH, MAX_NAME_LENGTH } from "../../domain/limits.ts";
 import { TRIGGER_METHODS } from "./definition-language.ts";
+import { actionProperties, actionsSchema, formUiSchema } from "../../domain/task-form-schema.ts";
 
 export const DEFINITION_SCHEMA_ID = "https://taskflow.dev/schemas/definition.schema.json";
 
@@ -155,17 +156,13 @@ const $defs = {
       description: ref("template"),
       completion: ref("completion"),
       form: ref("jsonSchema"),
-      actions: {
+      formUi: formUiSchema,
+      actions: actionsSchema({
         type: "object",
-        minProperties: 1,
-        propertyNames: { pattern: "^[A-Za-z_][A-Za-z0-9_-]*$", maxLength: 64 },
-        additionalProperties: {
-          type: "object",
-          required: ["next"],
-          additionalProperties: false,
-          properties: { next: ref("next") },
-        },
-      },
+        required: ["next"],
+        additionalProperties: false,
+        properties: { next: ref("next"), ...actionProperties },
+      }),
       next: ref("next"),
       due: ref("durationOrComputed"),
       escalation: {

@@ -6,6 +6,7 @@ import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { Duration } from "../../domain/duration.ts";
 import type { HumanTaskResult, TaskPolicy } from "../../domain/human-task-result.ts";
 import type { Vars } from "../../domain/vars.ts";
+import type { FormUi, TaskActionRequest } from "../../domain/task-form.ts";
 
 export type {
   HumanTaskResult,
@@ -67,6 +68,17 @@ export interface HumanTaskOptions {
   dueAt?: Date | string;
   /** When to look at the task again. */
   followUpAt?: Date | string;
+  /** JSON Schema (2020-12) of the data the completer submits, checked on completion. */
+  form?: Record<string, unknown> | boolean;
+  /** How the form is shown: field order, labels, help texts, widgets. */
+  formUi?: FormUi;
+  /**
+   * The named actions a completion chooses from (`{ approve: {}, reject: {
+   * commentRequired: true } }`); the result's `action` is the one chosen.
+   */
+  actions?: Record<string, TaskActionRequest>;
+  /** A completion must name one of `actions` (default: true when there are actions). */
+  actionRequired?: boolean;
   /**
    * Gives up after this long: the unfinished tasks are cancelled and the call
    * resolves with `timedOut: true` (and `cancelled: true`, `completedBy` null).

@@ -5,7 +5,8 @@ import { taskflowError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { openTask } from "../../domain/task.ts";
-import { taskDetailsOf, type TaskDetails } from "../../domain/task-details.ts";
+import type { TaskDetails } from "../../domain/task-details.ts";
+import { checkedTaskDetails } from "./task-details-check.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { AssignResult } from "./human-task-api.ts";
 import { assertAssignee, assertKnownUser, assertNextChain, requireId } from "./checks.ts";
@@ -38,7 +39,7 @@ export async function assign(
   if (req.definitionKey !== undefined) requireId("definitionKey", req.definitionKey);
   if (req.parentInstanceId !== undefined) requireId("parentInstanceId", req.parentInstanceId);
   assertAssignee(deps.directory, req.assignee);
-  const details = taskDetailsOf(req);
+  const details = checkedTaskDetails(req);
   assertStorableText(req.vars, "vars");
   assertNextChain(deps.directory, req.onAllCompleted);
   const now = deps.clock.now();

@@ -2,7 +2,6 @@ import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
 import { taskflowError } from "../../domain/errors.ts";
 import { assertStorableText, unstorableReason } from "../../domain/storable-text.ts";
-import { taskDetailsOf } from "../../domain/task-details.ts";
 import {
   MAX_ASSIGNMENT_DEPTH,
   MAX_ID_LENGTH,
@@ -10,6 +9,7 @@ import {
 } from "../../domain/limits.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 import type { Directory } from "../directory-port.ts";
+import { checkedTaskDetails } from "./task-details-check.ts";
 
 /**
  * Input checks the engine makes itself, so an app that embeds the engine
@@ -96,7 +96,7 @@ export function assertNextChain(
   }
   if (next.definitionKey !== undefined) requireId("definitionKey", next.definitionKey);
   assertAssignee(dir, next.assignee);
-  taskDetailsOf(next, `${path}.`);
+  checkedTaskDetails(next, `${path}.`);
   assertStorableText(next.vars, "vars");
   assertNextChain(dir, next.onAllCompleted, depth + 1, `${path}.onAllCompleted`);
 }

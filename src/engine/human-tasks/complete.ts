@@ -3,9 +3,9 @@ import { completionOf } from "../../domain/completion.ts";
 import { taskflowError } from "../../domain/errors.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
 import { assertCompletable, assertMayComplete, type Task } from "../../domain/task.ts";
-import type { Vars } from "../../domain/vars.ts";
 import type { ActorContext } from "../actor-context.ts";
 import type { CompleteAndEndResult, CompleteResult } from "./human-task-api.ts";
+import { completionInputOf, type CompletionRequest } from "./completion-input.ts";
 import type { NewReferral, ReferralFacts } from "./task-store-port.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
@@ -43,7 +43,7 @@ export async function complete(
   deps: HumanTaskDeps,
   ctx: ActorContext,
   taskId: string,
-  req: { vars?: Vars | undefined; next?: NextAssignment | undefined },
+  req: CompletionRequest & { next?: NextAssignment | undefined },
 ): Promise<CompleteResult> {
   requireId("task id", taskId);
   const now = deps.clock.now();
@@ -54,15 +54,18 @@ export async function complete(
     assertRules(deps, ctx, task);
     if (attempt === 1) {
       assertStorableText(req.vars, "vars");
+      assertStorableText(req.comment, "comment");
       assertNextChain(deps.directory, req.next, 1, "next");
     }
+    // Checked on every attempt: the task as now read is what the write is conditional on.
+    const input = completionInputOf(task, req);
     const join = await joinOf(deps, referral, now);
     const next = req.next ? await nextOf(deps, ctx, task, req.next, now) : null;
     const patch = {
       status: "done" as const,
       completedBy: ctx.actorId,
       completedAt: now,
-      vars: req.vars ?? null,
+      ...input,
     };
     const r = await deps.store.complete({ tenantId: ctx.tenantId, task, patch, join, next });
     if (r.written) {
@@ -85,7 +88,7 @@ export async function completeAndEnd(
   deps: HumanTaskDeps,
   ctx: ActorContext,
   taskId: string,
-  req: { vars?: Vars | undefined },
+  req: CompletionRequest,
 ): Promise<CompleteAndEndResult> {
   requireId("task id", taskId);
   const now = deps.clock.now();
@@ -94,12 +97,15 @@ export async function completeAndEnd(
     if (!found) throw taskflowError("TaskNotFound", { taskId });
     const { task } = found;
     assertRules(deps, ctx, task);
-    if (attempt === 1) assertStorableText(req.vars, "vars");
+    if (attempt === 1) {
+      assertStorableText(req.vars, "vars");
+      assertStorableText(req.comment, "comment");
+    }
     const patch = {
       status: "done" as const,
       completedBy: ctx.actorId,
       completedAt: now,
-      vars: req.vars ?? null,
+      ...completionInputOf(task, req),
     };
     const r = await deps.store.completeAndEnd({ tenantId: ctx.tenantId, task, patch });
     if (r.written) {

@@ -10,6 +10,7 @@ import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import type { Vars } from "../../domain/vars.ts";
+import type { CompletionRequest } from "./completion-input.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 
 export interface Page<T> {
@@ -68,12 +69,12 @@ export interface HumanTaskApi {
   complete(
     ctx: ActorContext,
     taskId: string,
-    req: { vars?: Vars | undefined; next?: NextAssignment | undefined },
+    req: CompletionRequest & { next?: NextAssignment | undefined },
   ): Promise<CompleteResult>;
   completeAndEnd(
     ctx: ActorContext,
     taskId: string,
-    req: { vars?: Vars | undefined },
+    req: CompletionRequest,
   ): Promise<CompleteAndEndResult>;
   getTask(ctx: TenantContext, taskId: string): Promise<Task>;
   /**

@@ -139,12 +139,18 @@ export interface AssignUnderRoot {
   details: TaskDetails;
 }
 
+/** What a completion writes on its task: done, by whom, when, with what and which action. */
+export type CompletionPatch = Pick<
+  Task,
+  "status" | "completedBy" | "completedAt" | "vars" | "action" | "comment"
+>;
+
 /** A conditional write: only while the task is still as the engine read it. */
 export interface TaskAsRead {
   tenantId: string;
   /** Written only while its status — and, when claimed, its claimer — is unchanged. */
   task: Pick<Task, "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy">;
-  patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">;
+  patch: CompletionPatch;
 }
 
 /** `TaskStore.complete`: everything the engine decided before the write. */

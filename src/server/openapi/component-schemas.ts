@@ -15,6 +15,7 @@ import {
   timeSchema,
   varsSchema,
 } from "./schema-primitives.ts";
+import { actionProperties, formUiSchema } from "../../domain/task-form-schema.ts";
 import { ErrorReasons } from "../../domain/error-reasons.ts";
 import { ErrorCodes } from "../../domain/errors.ts";
 import { SERVER_PROBLEM_CODES } from "../errors/error-mapping.ts";
@@ -85,6 +86,25 @@ const Task = {
       type: "boolean",
       description: "Due, and still open or claimed, when the answer was made.",
     },
+    form: {
+      anyOf: [{ type: "object", additionalProperties: true }, { type: ["boolean", "null"] }],
+    },
+    formUi: { ...formUiSchema, type: ["object", "null"] },
+    actions: {
+      type: ["array", "null"],
+      items: {
+        type: "object",
+        required: ["name", "label", "commentRequired"],
+        properties: {
+          name: str,
+          label: { anyOf: [...actionProperties.label.anyOf, { type: "null" }] },
+          commentRequired: { type: "boolean" },
+        },
+      },
+    },
+    actionRequired: { type: "boolean" },
+    action: { ...nullable(str), description: "The action the completion chose." },
+    comment: { ...nullable(str), description: "The completion's comment." },
   },
 };
 

@@ -16,6 +16,13 @@ import {
   MAX_TASK_PRIORITY,
   MAX_TASK_TITLE_LENGTH,
 } from "../../domain/task-details.ts";
+import { TASK_FORM_LIMITS } from "../../domain/task-form.ts";
+import {
+  ACTION_NAME_PATTERN,
+  actionProperties,
+  actionsSchema,
+  formUiSchema,
+} from "../../domain/task-form-schema.ts";
 
 export const idSchema = {
   type: "string",
@@ -45,6 +52,39 @@ export const taskDetailsProperties = {
   },
   dueAt: timeSchema,
   followUpAt: timeSchema,
+  form: {
+    anyOf: [{ type: "object", additionalProperties: true }, { type: "boolean" }],
+    description:
+      "JSON Schema (draft 2020-12) of the vars the completer submits, checked on completion " +
+      "(a required boolean must be true: a required checkbox is ticked).",
+  },
+  formUi: formUiSchema,
+  actions: actionsSchema({
+    type: "object",
+    additionalProperties: false,
+    properties: actionProperties,
+  }),
+  actionRequired: {
+    type: "boolean",
+    description: "A completion must name one of `actions` (default: true when there are actions).",
+  },
+} as const;
+
+/** What a completion hands in besides its vars (engine/human-tasks/completion-input.ts). */
+export const completionProperties = {
+  action: {
+    type: "string",
+    pattern: ACTION_NAME_PATTERN,
+    maxLength: 64,
+    description:
+      "The action chosen: one of the task's `actions` (required when `actionRequired`). " +
+      "A task without actions records any name given.",
+  },
+  comment: {
+    type: "string",
+    maxLength: TASK_FORM_LIMITS.maxCommentLength,
+    description: "Why; required with an action that has `commentRequired`.",
+  },
 } as const;
 
 const actorHeader = {

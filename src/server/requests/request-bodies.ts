@@ -6,6 +6,7 @@
 import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { AssignmentRequest, NextAssignment } from "../../domain/assignment.ts";
 import type { TaskDetailsRequest } from "../../domain/task-details.ts";
+import type { TaskFormRequest } from "../../domain/task-form.ts";
 import type { Vars } from "../../domain/vars.ts";
 
 export interface NextAssignmentBody {
@@ -17,6 +18,10 @@ export interface NextAssignmentBody {
   priority?: number;
   dueAt?: string;
   followUpAt?: string;
+  form?: TaskFormRequest["form"];
+  formUi?: TaskFormRequest["formUi"];
+  actions?: TaskFormRequest["actions"];
+  actionRequired?: boolean;
   onAllCompleted?: NextAssignmentBody;
 }
 
@@ -55,6 +60,10 @@ function detailsOf(b: NextAssignmentBody): TaskDetailsRequest {
   if (b.priority !== undefined) out.priority = b.priority;
   if (b.dueAt !== undefined) out.dueAt = b.dueAt;
   if (b.followUpAt !== undefined) out.followUpAt = b.followUpAt;
+  if (b.form !== undefined) out.form = b.form;
+  if (b.formUi !== undefined) out.formUi = b.formUi;
+  if (b.actions !== undefined) out.actions = b.actions;
+  if (b.actionRequired !== undefined) out.actionRequired = b.actionRequired;
   return out;
 }
 

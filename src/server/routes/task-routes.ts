@@ -35,10 +35,14 @@ interface IdParams {
   id: string;
 }
 
-interface CompleteBody {
+interface CompleteAndEndBody {
   vars?: Vars;
-  next?: NextAssignmentBody;
   action?: string;
+  comment?: string;
+}
+
+interface CompleteBody extends CompleteAndEndBody {
+  next?: NextAssignmentBody;
 }
 
 export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done: () => void) {
@@ -95,24 +99,29 @@ export function taskRoutes(app: FastifyInstance, { engine }: RouteOptions, done:
       schema: postTasksByIdCompleteSchema,
     },
     async (req) => {
-      const { vars, next, action } = req.body;
+      const { vars, next, action, comment } = req.body;
       const result = await engine.complete(actorContext(req), req.params.id, {
-        vars: action === undefined ? vars : { ...vars, action },
+        vars,
+        action,
+        comment,
         next: next && toNextAssignment(next),
       });
       return completeResultView(result);
     },
   );
 
-  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: { vars?: Vars } }>(
+  app.post<{ Params: IdParams; Headers: ActorHeaders; Body: CompleteAndEndBody }>(
     "/v1/tasks/:id/complete-and-end",
     {
       preValidation: optionalBody,
       schema: postTasksByIdCompleteAndEndSchema,
     },
     async (req) => {
+      const { vars, action, comment } = req.body;
       const result = await engine.completeAndEnd(actorContext(req), req.params.id, {
-        vars: req.body.vars,
+        vars,
+        action,
+        comment,
       });
       return completeAndEndView(result);
     },

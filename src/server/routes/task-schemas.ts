@@ -19,6 +19,7 @@ import {
   pageQueryProperties,
   tenantHeaders,
   varsSchema,
+  completionProperties,
 } from "../openapi/schema-primitives.ts";
 
 /** A POST on one task: its errors are the common ones, NotFound, Forbidden, NotOpen and `own`. */
@@ -112,7 +113,8 @@ export const postTasksByIdCompleteSchema = {
   ...transitionSchema(
     "Complete a task, optionally assigning the next step",
     "A user task by its assignee, a group task by its claimer (an unclaimed group task " +
-      "is 409 Conflict). `vars` are stored on the task; `next` assigns the next step " +
+      "is 409 Conflict). `vars` are checked against the task's `form` and stored on the " +
+      "task with the `action` chosen and the `comment`; `next` assigns the next step " +
       "under the same root. When this was the referral's last open task, its " +
       "`onAllCompleted` join is performed. The body is optional.",
     jsonResponse(
@@ -141,16 +143,9 @@ export const postTasksByIdCompleteSchema = {
     properties: {
       vars: varsSchema,
       next: ref("NextAssignment"),
-      action: {
-        type: "string",
-        minLength: 1,
-        maxLength: 128,
-        description:
-          "The outcome chosen (stored as `vars.action`); a task of a definition's " +
-          "userTask must name one of the state's actions.",
-      },
+      ...completionProperties,
     },
-    examples: [{ action: "approve", vars: { decision: "approved" } }],
+    examples: [{ action: "approve", comment: "Within budget", vars: { amount: 120 } }],
   },
 };
 
@@ -180,7 +175,7 @@ export const postTasksByIdCompleteAndEndSchema = {
   ),
   body: {
     type: "object",
-    properties: { vars: varsSchema },
-    examples: [{ vars: { decision: "rejected" } }],
+    properties: { vars: varsSchema, ...completionProperties },
+    examples: [{ action: "reject", comment: "Out of stock", vars: {} }],
   },
 };

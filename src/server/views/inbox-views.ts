@@ -73,6 +73,12 @@ export function taskView(t: Task): Wire.Task {
     followUpAt: isoOrNull(t.followUpAt),
     // Against the clock when the view is made (not stored: it changes with time alone).
     overdue: isOverdue(t, Date.now()),
+    form: t.form,
+    formUi: t.formUi,
+    actions: t.actions,
+    actionRequired: t.actionRequired,
+    action: t.action,
+    comment: t.comment,
   };
 }
 

@@ -25,7 +25,10 @@ function task(id: string, status: TaskStatus, completedAt: number | null = null)
     claimedAt: null,
     completedBy: done ? id : null,
     completedAt,
+    // Recorded as before migration 018: the action only in the vars.
     vars: done ? { action: `by-${id}` } : null,
+    action: null,
+    comment: null,
     createdAt: 0,
   };
 }
@@ -41,6 +44,16 @@ describe("task policy", () => {
       ["b", "a"],
     );
     assert.equal(r?.cancelled, false);
+  });
+
+  it("the action and comment the completion recorded, before an action in its vars", () => {
+    const a = { ...task("a", "done", 2), action: "approve", comment: "fine" };
+    const r = evaluatePolicy("ref", [a], "all");
+    assert.deepEqual([r?.action, r?.comment], ["approve", "fine"]);
+    assert.deepEqual(
+      r?.completions.map((c) => [c.action, c.comment]),
+      [["approve", "fine"]],
+    );
   });
 
   it("any and atLeast: decided by the n-th completion in time order", () => {

@@ -44,6 +44,8 @@ export function sampleTask(over: Partial<Task> = {}): Task {
     completedBy: null,
     completedAt: null,
     vars: null,
+    action: null,
+    comment: null,
     createdAt: Date.UTC(2025, 0, 1),
     ...over,
   };

@@ -69,6 +69,12 @@ const taskFields = {
   dueAt: true,
   followUpAt: true,
   overdue: true,
+  form: true,
+  formUi: true,
+  actions: true,
+  actionRequired: true,
+  action: true,
+  comment: true,
 } satisfies Fields<Wire.Task>;
 
 const instanceFields = {

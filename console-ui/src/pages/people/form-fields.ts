@@ -1,9 +1,13 @@
 /**
- * A userTask's form (a JSON Schema object, docs/definitions.md) as fields a page can
- * render, and the typed values sent back. Only the top level becomes inputs; a nested
- * object or array is edited as JSON text. The engine checks the submission against
- * the schema again, so the page does not repeat its rules.
+ * A task's form (a JSON Schema object with its presentation hints, docs/api.md) as
+ * fields a page can render, and the typed values sent back. Only the top level becomes
+ * inputs; a nested object or array is edited as JSON text. The hints give the order,
+ * labels, help texts and widgets; without them the schema's `title`, `description`,
+ * type and format decide. The engine checks the submission against the schema again,
+ * so the page does not repeat its rules.
  */
+import type { FormUi, FormWidget, JsonSchema } from "../../wire.ts";
+import { localized } from "./localized.ts";
 
 export type FieldKind =
   "text" | "textarea" | "number" | "integer" | "boolean" | "select" | "date" | "json";
@@ -25,20 +29,44 @@ type Schema = Record<string, unknown>;
 const isSchema = (v: unknown): v is Schema =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function fieldsOf(form: unknown): FormField[] {
+export function fieldsOf(form: JsonSchema | null, ui: FormUi | null = null): FormField[] {
   if (!isSchema(form) || !isSchema(form["properties"])) return [];
   const required = Array.isArray(form["required"]) ? form["required"] : [];
-  return Object.entries(form["properties"]).map(([name, prop]) => {
+  const fields = Object.entries(form["properties"]).map(([name, prop]): FormField => {
     const p = isSchema(prop) ? prop : {};
+    const hints = ui?.fields?.[name];
+    const options = Array.isArray(p["enum"]) ? p["enum"].map(String) : [];
     return {
       name,
-      label: typeof p["title"] === "string" ? p["title"] : name,
-      kind: kindOf(p),
+      label: localized(hints?.label) ?? (typeof p["title"] === "string" ? p["title"] : name),
+      kind: hints?.widget !== undefined ? widgetKind(hints.widget, p) : kindOf(p),
       required: required.includes(name),
-      description: typeof p["description"] === "string" ? p["description"] : null,
-      options: Array.isArray(p["enum"]) ? p["enum"].map(String) : [],
+      description:
+        localized(hints?.help) ?? (typeof p["description"] === "string" ? p["description"] : null),
+      options,
     };
   });
+  const order = ui?.order ?? [];
+  const rank = (name: string) => {
+    const i = order.indexOf(name);
+    return i === -1 ? order.length : i;
+  };
+  // Stable: fields the order does not name keep the schema's order, after the named ones.
+  return fields
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f.name) - rank(b.f.name) || a.i - b.i)
+    .map((x) => x.f);
+}
+
+function widgetKind(w: FormWidget, p: Schema): FieldKind {
+  switch (w) {
+    case "checkbox":
+      return "boolean";
+    case "number":
+      return p["type"] === "integer" ? "integer" : "number";
+    default:
+      return w;
+  }
 }
 
 function kindOf(p: Schema): FieldKind {

@@ -5,7 +5,7 @@
  * live "inbox" events.
  */
 import { useEffect, useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { Link, useLocation, useSearchParams } from "react-router";
 import { ApiProblem } from "../../api.ts";
 import { useLive } from "../../live.ts";
 import { RolesHint } from "../../roles-hint.tsx";
@@ -26,6 +26,11 @@ import { ErrorAlert } from "../../problem-text.tsx";
 
 const PAGE_SIZE = 100;
 
+interface Completed {
+  title: string;
+  outcome?: string | null;
+}
+
 export function InboxPage() {
   const { session } = useSession();
   const userId = session?.userId ?? "";
@@ -35,6 +40,8 @@ export function InboxPage() {
   const groups = useKnownGroups(tasks.items, list, session?.groups ?? []);
   const [actionError, setActionError] = useState<string | null>(null);
   useLive("inbox", tasks.reload, list.kind === "group" ? list.group : undefined);
+  // The task page leads here after a completion and says which one (its navigation state).
+  const completed = (useLocation().state as { completed?: Completed } | null)?.completed;
 
   const act = (f: (id: string) => Promise<Task>) => (t: Task) => {
     setActionError(null);
@@ -51,6 +58,15 @@ export function InboxPage() {
   return (
     <section>
       <h1>Inbox</h1>
+      {completed !== undefined && (
+        <p role="status" className="notice">
+          Completed “{completed.title}”
+          {completed.outcome !== undefined && completed.outcome !== null
+            ? ` — ${completed.outcome}`
+            : ""}
+          .
+        </p>
+      )}
       <RolesHint />
       <nav aria-label="Inbox lists" className="list-tabs">
         <ul>

@@ -1,8 +1,9 @@
 /**
- * What a definition's userTask puts in its referral's vars for people and for the
- * complete route: title, description, due time, the form and the action names.
- * Tasks assigned through the API have none of these; the page then offers a plain
- * completion.
+ * What a definition's userTask puts in its referral's vars for people: title,
+ * description, due time, the state's name. A task's own columns carry the first three
+ * since they existed, and its form and actions always (migration 018 copied those of
+ * unfinished tasks out of the vars of referrals made before); the vars are read for a
+ * task made before the details, and for the state's name.
  */
 
 export interface TaskFacts {
@@ -10,30 +11,19 @@ export interface TaskFacts {
   description: string | null;
   dueAt: string | null;
   state: string | null;
-  form: unknown;
-  actions: string[];
-  /** The state has no `next`: a completion must name one of the actions. */
-  actionRequired: boolean;
 }
 
-/** The engine's names for the form and actions (its user-task state writes them). */
-const FORM_VAR = "taskflowForm";
-const ACTIONS_VAR = "taskflowActions";
-const ACTION_REQUIRED_VAR = "taskflowActionRequired";
-export const INTERNAL_VARS = new Set([FORM_VAR, ACTIONS_VAR, ACTION_REQUIRED_VAR]);
+/** The names referrals made before migration 018 kept the form and actions under. */
+export const INTERNAL_VARS = new Set(["taskflowForm", "taskflowActions", "taskflowActionRequired"]);
 
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 export function factsOf(vars: Record<string, unknown> | null): TaskFacts {
   const v = vars ?? {};
-  const actions = v[ACTIONS_VAR];
   return {
     title: text(v["title"]),
     description: text(v["description"]),
     dueAt: text(v["dueAt"]),
     state: text(v["state"]),
-    form: v[FORM_VAR] ?? null,
-    actions: Array.isArray(actions) ? actions.filter((a) => typeof a === "string") : [],
-    actionRequired: v[ACTION_REQUIRED_VAR] === true,
   };
 }

@@ -10,7 +10,8 @@ import { useSession } from "../../session.tsx";
 import { canClaim, canRelease, claim, needsClaim, release } from "./claim-actions.ts";
 import { assigneeText, when } from "./format.ts";
 import { factsOf } from "./referral-vars.ts";
-import { TaskForm } from "./task-form.tsx";
+import { TaskForm, type Completion } from "./task-form.tsx";
+import { localized } from "./localized.ts";
 import { fallbackName } from "./use-task-titles.ts";
 import type { Task } from "../../wire.ts";
 import { useTask } from "./use-task.ts";
@@ -46,10 +47,22 @@ export function TaskPage() {
       .then(setTask)
       .catch((e: unknown) => setActionError(e instanceof ApiProblem ? e.message : String(e)));
   };
-  const submit = async (vars: Record<string, unknown>, action: string | undefined) => {
-    if (needsClaim(task)) setTask(await claim(task.id));
-    await engine(`tasks/${task.id}/complete`, { method: "POST", body: { vars, action } });
-    void navigate("/inbox");
+  const submit = async ({ vars, action, comment }: Completion) => {
+    // A group task is claimed to be completed; a refused completion gives it back to the
+    // group, so a mistake on the form does not keep it from the others.
+    const claimedHere = needsClaim(task);
+    if (claimedHere) setTask(await claim(task.id));
+    try {
+      await engine(`tasks/${task.id}/complete`, {
+        method: "POST",
+        body: { vars, action, comment },
+      });
+    } catch (e) {
+      if (claimedHere) setTask(await release(task.id).catch(() => task));
+      throw e;
+    }
+    const outcome = localized(task.actions?.find((a) => a.name === action)?.label) ?? action;
+    void navigate("/inbox", { state: { completed: { title, outcome } } });
   };
   const live = task.status === "open" || task.status === "claimed";
   const mayComplete = live && (task.claimedBy === null || task.claimedBy === userId);
@@ -88,6 +101,20 @@ export function TaskPage() {
             </dd>
           </>
         )}
+        {task.action !== null && (
+          <>
+            <dt>Outcome</dt>
+            <dd>
+              {localized(task.actions?.find((a) => a.name === task.action)?.label) ?? task.action}
+            </dd>
+          </>
+        )}
+        {task.comment !== null && (
+          <>
+            <dt>Comment</dt>
+            <dd>{task.comment}</dd>
+          </>
+        )}
         <dt>Process</dt>
         <dd>
           <Link to={`/instances/${task.rootInstanceId}`}>
@@ -116,7 +143,7 @@ export function TaskPage() {
       )}
       {task.vars !== null && <SubmittedVars vars={task.vars} />}
       {mayComplete ? (
-        <TaskForm key={task.id} facts={facts} submit={submit} />
+        <TaskForm key={task.id} task={task} submit={submit} />
       ) : (
         <p>
           {live

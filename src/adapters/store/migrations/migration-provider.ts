@@ -22,6 +22,7 @@ import { runQuarantine } from "./014-run-quarantine.ts";
 import { exactText } from "./015-exact-text.ts";
 import { servedSteps } from "./016-served-steps.ts";
 import { taskDetails } from "./017-task-details.ts";
+import { taskForms } from "./018-task-forms.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -41,6 +42,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "015_exact_text": exactText(d),
     "016_served_steps": servedSteps(d),
     "017_task_details": taskDetails(),
+    "018_task_forms": taskForms(),
   };
 }
 

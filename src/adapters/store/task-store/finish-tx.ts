@@ -10,6 +10,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { StatusCounts } from "../../../domain/completion.ts";
 import type { Instance, ProcessState } from "../../../domain/instance.ts";
 import type { Task } from "../../../domain/task.ts";
+import type { CompletionPatch } from "../../../engine/human-tasks/task-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { instanceFromRow, taskPatchToRow } from "../row-mapping.ts";
@@ -38,7 +39,7 @@ export class FinishTx extends SqlReads {
   async completeTask(
     tenantId: string,
     task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
-    patch: Pick<Task, "status" | "completedBy" | "completedAt" | "vars">,
+    patch: CompletionPatch,
     count: boolean,
   ): Promise<{ counts: StatusCounts | null } | undefined> {
     const set = taskPatchToRow(patch);

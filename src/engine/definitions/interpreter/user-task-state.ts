@@ -1,9 +1,11 @@
 /**
  * `userTask`: ctx.humanTask (the inbox bridge) — one referral, a task per
  * assignee, the completion policy as its join (the other tasks cancelled once
- * it is met). The referral's vars carry what people and the complete route
- * need: title, description, due, and the form and action names the
- * completion is checked against (definition-task-checks.ts).
+ * it is met). The tasks carry what people and the complete route need in
+ * their own columns, as every task does: the rendered title and description,
+ * the due time, the form and the actions the completion is checked against
+ * (human-tasks/completion-input.ts); an action is required when the state has
+ * no `next` to take without one.
  *
  * Escalation is the task's own timeout: when `after` passes first, its open
  * tasks are cancelled and a new referral goes to the escalated assignees — a
@@ -16,16 +18,12 @@ import {
   MAX_TASK_TITLE_LENGTH,
 } from "../../../domain/task-details.ts";
 import type { Vars } from "../../../domain/vars.ts";
+import type { TaskDetailsRequest } from "../../../domain/task-details.ts";
+import type { TaskFormRequest } from "../../../domain/task-form.ts";
 import type { UserTaskState } from "../definition-language.ts";
 import { resolveAssignee, withAdded } from "./assignees.ts";
 import { durationMs } from "./definition-duration.ts";
 import type { InterpretedRun, Transition } from "./run-context.ts";
-
-/** Referral vars the complete route checks a completion against. */
-export const FORM_VAR = "taskflowForm";
-export const ACTIONS_VAR = "taskflowActions";
-/** Set when the state has no `next`: a completion must name an action. */
-export const ACTION_REQUIRED_VAR = "taskflowActionRequired";
 
 export async function runUserTask(
   run: InterpretedRun,
@@ -34,15 +32,16 @@ export async function runUserTask(
 ): Promise<Transition> {
   const assignee = await resolveAssignee(run, state.assignee, `state '${name}'`);
   const vars = await referralVars(run, state, name);
-  // The task's own columns (what lists show and sort by); the vars keep them for the
-  // Console pages that read them there. A template may render longer than a column
-  // holds: cut, rather than fail the run over a long customer name.
-  const details = {
+  // The task's own columns (what lists show and sort by); the vars keep the texts for
+  // the pages that read them there. A template may render longer than a column holds:
+  // cut, rather than fail the run over a long customer name.
+  const details: TaskDetailsRequest = {
     title: clip(vars["title"] as string, MAX_TASK_TITLE_LENGTH),
     ...(vars["description"] !== undefined && {
       description: clip(vars["description"] as string, MAX_TASK_DESCRIPTION_LENGTH),
     }),
     ...(vars["dueAt"] !== undefined && { dueAt: vars["dueAt"] as string }),
+    ...formOf(state),
   };
   const policy = state.completion ?? "all";
   let r: HumanTaskResult;
@@ -64,7 +63,8 @@ export async function runUserTask(
   }
   if (r.completedBy === null) throw new Error(`the tasks of state '${name}' were cancelled`);
   const data = withoutAction(r.vars);
-  run.output({ action: r.action, completedBy: r.completedBy, data }, state.resultVar);
+  const comment = r.comment ?? null;
+  run.output({ action: r.action, comment, completedBy: r.completedBy, data }, state.resultVar);
   const byAction = r.action === null ? undefined : state.actions?.[r.action];
   if (byAction !== undefined) return { next: byAction.next };
   if (state.next !== undefined) return { next: state.next };
@@ -87,10 +87,28 @@ async function referralVars(
       run.ctx.now() + durationMs(await run.valueOf(state.due)),
     ).toISOString();
   }
-  if (state.form !== undefined) vars[FORM_VAR] = state.form;
-  if (state.actions !== undefined) vars[ACTIONS_VAR] = Object.keys(state.actions);
-  if (state.next === undefined) vars[ACTION_REQUIRED_VAR] = true;
   return vars;
+}
+
+/** The state's form and actions as every task takes them (domain/task-form.ts). */
+function formOf(state: UserTaskState): TaskFormRequest {
+  return {
+    ...(state.form !== undefined && { form: state.form }),
+    ...(state.formUi !== undefined && { formUi: state.formUi }),
+    ...(state.actions !== undefined && {
+      actions: Object.fromEntries(
+        Object.entries(state.actions).map(([name, a]) => [
+          name,
+          {
+            ...(a.label !== undefined && { label: a.label }),
+            ...(a.commentRequired !== undefined && { commentRequired: a.commentRequired }),
+          },
+        ]),
+      ),
+      // Without a `next`, an action is the only way on.
+      actionRequired: state.next === undefined,
+    }),
+  };
 }
 
 async function escalate(

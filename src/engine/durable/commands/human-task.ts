@@ -60,6 +60,10 @@ function detailsOf(name: string, o: HumanTaskOptions): TaskDetailsRequest {
     priority: o.priority,
     dueAt: text(o.dueAt),
     followUpAt: text(o.followUpAt),
+    form: o.form,
+    formUi: o.formUi,
+    actions: o.actions,
+    actionRequired: o.actionRequired,
   };
 }
 

@@ -22,12 +22,12 @@ export function evaluatePolicy(
   const met = tasks.length > 0 && done.length >= need;
   if (!met && hasUnfinished(tasks)) return null;
   const deciding = met ? done[need - 1] : done[done.length - 1];
-  const action = deciding?.vars?.action;
   return {
     instanceId,
     completedBy: deciding?.completedBy ?? null,
     vars: deciding?.vars ?? null,
-    action: typeof action === "string" ? action : null,
+    action: deciding === undefined ? null : actionOf(deciding),
+    comment: deciding?.comment ?? null,
     completions: done.map(completionOf),
     cancelled: !met,
     timedOut: false,
@@ -62,6 +62,15 @@ function completionOf(t: Task): TaskCompletion {
     taskId: t.id,
     completedBy: t.completedBy ?? "",
     vars: t.vars,
+    action: actionOf(t),
+    comment: t.comment,
     completedAt: t.completedAt ?? 0,
   };
+}
+
+/** The recorded action; a completion before 018 kept it only in its vars. */
+function actionOf(t: Task): string | null {
+  if (t.action !== null) return t.action;
+  const inVars = t.vars?.["action"];
+  return typeof inVars === "string" ? inVars : null;
 }

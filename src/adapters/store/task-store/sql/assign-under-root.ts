@@ -11,6 +11,7 @@
 import type { Selectable } from "kysely";
 import type { AssignUnderRoot } from "../../../../engine/human-tasks/task-store-port.ts";
 import type { InstancesTable } from "../../db-schema.ts";
+import { formColumns } from "../../row-mapping.ts";
 import { statement } from "../../sql/statement.ts";
 
 interface Params {
@@ -33,6 +34,8 @@ interface Params {
   priority: number;
   due_at: number | null;
   follow_up_at: number | null;
+  form: string | null;
+  actions: string | null;
 }
 
 const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
@@ -57,10 +60,11 @@ const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
   ), t as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
       assignee_kind, assignee_id, assigned_by, status, created_at,
-      title, description, priority, due_at, follow_up_at)
+      title, description, priority, due_at, follow_up_at, form, actions)
     select i.tenant_id, v.id, i.id, i.root_instance_id, i.definition_key,
       v.kind, v.aid, i.started_by, 'open', i.created_at,
-      :title::text, :description::text, :priority::integer, :due_at::bigint, :follow_up_at::bigint
+      :title::text, :description::text, :priority::integer, :due_at::bigint, :follow_up_at::bigint,
+      :form::text, :actions::text
     from i cross join unnest(:task_ids::text[], :assignee_kinds::text[],
       :assignee_ids::text[]) as v(id, kind, aid)
   )
@@ -86,5 +90,6 @@ export function assignUnderRoot(a: AssignUnderRoot) {
     priority: a.details.priority,
     due_at: a.details.dueAt,
     follow_up_at: a.details.followUpAt,
+    ...formColumns(a.details),
   });
 }

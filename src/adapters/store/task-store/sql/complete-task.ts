@@ -21,7 +21,8 @@
  * snapshot. `c` is the join guard (`joined_at IS NULL`), as in closeReferral.
  */
 import type { CompletionPlan } from "../../../../engine/human-tasks/task-store-port.ts";
-import { instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
+import { formColumns, instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
+import type { TaskFormSpec } from "../../../../domain/task-form.ts";
 import { DEFAULT_TASK_PRIORITY } from "../../../../domain/task-details.ts";
 import { statement, type Statement } from "../../sql/statement.ts";
 
@@ -38,6 +39,8 @@ interface Params {
   completed_by: string | null;
   completed_at: number | null;
   vars: string | null;
+  action: string | null;
+  comment: string | null;
   /** The join's referral and tasks, inserted only if this completion takes the join. */
   join: boolean;
   join_id: string | null;
@@ -62,6 +65,8 @@ interface Params {
   join_priority: number;
   join_due_at: number | null;
   join_follow_up_at: number | null;
+  join_form: string | null;
+  join_actions: string | null;
 }
 
 export interface CompletionRow {
@@ -99,7 +104,7 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
     for share
   ), u as (
     update tasks set status = :status, completed_by = :completed_by,
-      completed_at = :completed_at, vars = :vars
+      completed_at = :completed_at, vars = :vars, action = :action, comment = :comment
     where tenant_id = :tenant_id and id = :task_id and status = :status_as_read${byClaimer}
       and (select count(*) from o) > 0
       and exists (select 1 from r where true${runningRoot})
@@ -133,10 +138,10 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
   ), jt as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
       assignee_kind, assignee_id, assigned_by, status, created_at,
-      title, description, priority, due_at, follow_up_at)
+      title, description, priority, due_at, follow_up_at, form, actions)
     select :tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at,
       :join_title::text, :join_description::text, :join_priority::integer,
-      :join_due_at::bigint, :join_follow_up_at::bigint
+      :join_due_at::bigint, :join_follow_up_at::bigint, :join_form::text, :join_actions::text
     from ji cross join unnest(:join_task_ids::text[], :join_task_roots::text[],
       :join_task_definition_keys::text[], :join_task_assignee_kinds::text[],
       :join_task_assignee_ids::text[], :join_task_assigned_by::text[],
@@ -174,6 +179,8 @@ export function completeTask(c: CompletionPlan) {
     completed_by: p.completed_by ?? null,
     completed_at: p.completed_at ?? null,
     vars: p.vars ?? null,
+    action: p.action ?? null,
+    comment: p.comment ?? null,
     join: j !== null,
     join_id: jr?.id ?? null,
     join_definition_id: jr?.definition_id ?? null,
@@ -196,5 +203,11 @@ export function completeTask(c: CompletionPlan) {
     join_priority: jt[0]?.priority ?? DEFAULT_TASK_PRIORITY,
     join_due_at: jt[0]?.dueAt ?? null,
     join_follow_up_at: jt[0]?.followUpAt ?? null,
+    ...joinFormColumns(jt[0]),
   });
+}
+
+function joinFormColumns(t: TaskFormSpec | undefined) {
+  const c = t === undefined ? { form: null, actions: null } : formColumns(t);
+  return { join_form: c.form, join_actions: c.actions };
 }
