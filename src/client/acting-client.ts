@@ -26,6 +26,7 @@ import type {
   StartProcessRequest,
   StartRunRequest,
   Task,
+  TaskEvent,
   WriteOptions,
 } from "./client-types.ts";
 import { path, type HttpTransport } from "./http-transport.ts";
@@ -115,6 +116,11 @@ export class ActingClient extends TaskflowReader {
     options?: WriteOptions,
   ): Promise<CompleteResult> {
     return this.post(path`/v1/tasks/${taskId}/complete`, request, options);
+  }
+
+  /** `POST /v1/tasks/{id}/comments`: the comment, as an event of the task's trail. */
+  comment(taskId: string, text: string, options?: WriteOptions): Promise<TaskEvent> {
+    return this.post(path`/v1/tasks/${taskId}/comments`, { text }, options);
   }
 
   /** `POST /v1/tasks/{id}/complete-and-end`: complete, cancel the rest, close the process. */

@@ -15,6 +15,7 @@ import type {
   RunHistoryOptions,
   RunListOptions,
   Task,
+  TaskEvent,
 } from "./client-types.ts";
 import { path, type HttpRequest, type HttpTransport } from "./http-transport.ts";
 import { createdRange } from "./created-range.ts";
@@ -35,6 +36,22 @@ export class TaskflowReader {
   /** `GET /v1/tasks/{id}` */
   getTask(taskId: string): Promise<Task> {
     return this.get(path`/v1/tasks/${taskId}`);
+  }
+
+  /** `GET /v1/tasks/{id}/events`: one page of the task's audit trail, oldest first. */
+  listTaskEvents(taskId: string, options: PageOptions = {}): Promise<Page<TaskEvent>> {
+    return this.get(path`/v1/tasks/${taskId}/events`, {
+      limit: options.limit,
+      cursor: options.cursor,
+    });
+  }
+
+  /** `GET /v1/instances/{id}/events`: one page of the process's audit trail, oldest first. */
+  listInstanceEvents(instanceId: string, options: PageOptions = {}): Promise<Page<TaskEvent>> {
+    return this.get(path`/v1/instances/${instanceId}/events`, {
+      limit: options.limit,
+      cursor: options.cursor,
+    });
   }
 
   /** `GET /v1/instances/{id}`: the instance with its children and tasks. */

@@ -38,6 +38,7 @@ import { hookRoutes } from "./routes/hook-routes.ts";
 import { requireHostHeader } from "./hooks/host-header.ts";
 import { installIdempotency } from "./hooks/idempotency.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
+import { taskEventRoutes } from "./routes/task-event-routes.ts";
 import { installJsonParser } from "./hooks/json-body.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { installLoadShedding } from "./hooks/load-shedding.ts";
@@ -100,7 +101,14 @@ export type ServerCoordination =
   | { coordination: Coordination; ownCoordination?: undefined }
   | { coordination?: undefined; ownCoordination: Coordination };
 
-const RESOURCES = [processRoutes, assignmentRoutes, taskRoutes, instanceRoutes, definitionRoutes];
+const RESOURCES = [
+  processRoutes,
+  assignmentRoutes,
+  taskRoutes,
+  taskEventRoutes,
+  instanceRoutes,
+  definitionRoutes,
+];
 
 export function buildServer({
   engine,

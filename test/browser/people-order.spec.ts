@@ -75,6 +75,14 @@ test("the README's order is approved from the Console with its named action", as
     // Open again for the warehouse: the page released the claim it made to complete it.
     expect(task?.status).toBe("open");
 
+    // A comment goes into the task's history, beside the claim and release just made.
+    await page.getByLabel("Add a comment").fill("Stock checked: 2 left.");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    const history = page.getByRole("region", { name: "History and comments" });
+    await expect(history.getByRole("listitem").last()).toContainText("dave commented");
+    await expect(history).toContainText("Stock checked: 2 left.");
+    await expect(history).toContainText("dave released it");
+
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page).toHaveURL(/\/console\/inbox/);
     // The inbox confirms which task was completed, and how.

@@ -63,10 +63,14 @@ for (const kind of deployments) {
       call(actor, "POST", "/v1/assignments", body);
 
     const TASK_FIELDS = [
+      "action",
+      "actionRequired",
+      "actions",
       "assignedBy",
       "assignee",
       "claimedAt",
       "claimedBy",
+      "comment",
       "completedAt",
       "completedBy",
       "createdAt",
@@ -74,6 +78,8 @@ for (const kind of deployments) {
       "description",
       "dueAt",
       "followUpAt",
+      "form",
+      "formUi",
       "id",
       "instanceId",
       "overdue",

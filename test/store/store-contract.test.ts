@@ -31,6 +31,7 @@ import { TaskflowError } from "../../src/domain/errors.ts";
 import { newId } from "../../src/domain/ids.ts";
 import type { Instance, ProcessState } from "../../src/domain/instance.ts";
 import type { Task, TaskStatus } from "../../src/domain/task.ts";
+import type { TaskChange, TaskEvent } from "../../src/domain/task-event.ts";
 import { openDatabase } from "../../src/adapters/store/open-database.ts";
 import type { TaskTx } from "../../src/adapters/store/task-store/task-tx.ts";
 import {
@@ -99,6 +100,14 @@ function referralOf(root: Instance, over: Partial<Instance> = {}): Instance {
     ...over,
   };
 }
+
+/** A cancellation by the engine at `at`, as the use cases describe one. */
+const cancelledAt = (at: number): TaskChange => ({
+  kind: "cancelled",
+  by: null,
+  at,
+  reason: "test",
+});
 
 function taskOf(
   referral: Instance,
@@ -704,7 +713,9 @@ function registerStoreCases(backend: Backend) {
         const c1 = taskOf(otherRef, u);
         await insertTasks(store, [a1, a2, a3, b1, b2, c1]);
 
-        const n = await store.transaction((tx) => tx.cancelOpenTasksOfRoot(A, root.id, b1.id, 400));
+        const n = await store.transaction((tx) =>
+          tx.cancelOpenTasksOfRoot(A, root.id, b1.id, cancelledAt(400)),
+        );
         assert.equal(n, 3);
         for (const t of [a1, a2, b2]) {
           const s = await store.getTask(A, t.id);
@@ -715,7 +726,9 @@ function registerStoreCases(backend: Backend) {
         assert.deepEqual(await store.getTask(A, b1.id), b1);
         assert.deepEqual(await store.getTask(A, c1.id), c1);
         assert.equal(
-          await store.transaction((tx) => tx.cancelOpenTasksOfRoot(A, root.id, b1.id, 500)),
+          await store.transaction((tx) =>
+            tx.cancelOpenTasksOfRoot(A, root.id, b1.id, cancelledAt(500)),
+          ),
           0,
         );
       }));
@@ -805,6 +818,7 @@ function registerStoreCases(backend: Backend) {
           vars: { ok: by },
           action: null,
           comment: null,
+          change: { kind: "completed" as const, by, at: 20, reason: null },
         });
         // The claimer changed since the read: no write.
         assert.equal(
@@ -1108,6 +1122,7 @@ function registerStoreCases(backend: Backend) {
         vars: { by },
         action: "approve",
         comment: `by ${by}`,
+        change: { kind: "completed" as const, by, at, reason: null },
       });
       /** A tree whose referral has `n` open user tasks and a join to u9. */
       async function seedJoin(store: Store, n: number) {
@@ -1329,7 +1344,12 @@ function registerStoreCases(backend: Backend) {
         withStore(async (store) => {
           const { root, referral, tasks } = await seedJoin(store, 3);
           const [t0, t1, t2] = tasks as [Task, Task, Task];
-          const end = { tenantId: A, task: t0, patch: patch("u0", 50) };
+          const end = {
+            tenantId: A,
+            task: t0,
+            patch: patch("u0", 50),
+            othersCancelled: { ...cancelledAt(50), by: "u0", reason: "ended" },
+          };
           assert.deepEqual(
             await store.completeAndEnd({
               ...end,
@@ -1361,12 +1381,90 @@ function registerStoreCases(backend: Backend) {
             claimedBy: "u1",
             claimedAt: 9,
           });
-          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u2" }), false);
-          assert.equal(await store.release({ tenantId: B, taskId: t.id, claimedBy: "u1" }), false);
-          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1" }), true);
-          assert.equal(await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1" }), false);
+          assert.equal(
+            await store.release({ tenantId: A, taskId: t.id, claimedBy: "u2", at: 10 }),
+            false,
+          );
+          assert.equal(
+            await store.release({ tenantId: B, taskId: t.id, claimedBy: "u1", at: 10 }),
+            false,
+          );
+          assert.equal(
+            await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1", at: 10 }),
+            true,
+          );
+          assert.equal(
+            await store.release({ tenantId: A, taskId: t.id, claimedBy: "u1", at: 10 }),
+            false,
+          );
           assert.deepEqual(await store.getTask(A, t.id), t);
           assert.equal(await store.claim({ ...claim, taskId: newId() }), false);
+        }));
+
+      void it("the trail: an event per change, in its transaction; a comment; no other tenant's", () =>
+        withStore(async (store) => {
+          const { root, referral } = await seedTree(store, A);
+          const t = taskOf(referral, { kind: "group", id: "g1" });
+          await insertTasks(store, [t]);
+          const claim = { tenantId: A, taskId: t.id, claimedBy: "u1", claimedAt: 9 };
+          assert.equal(await store.claim(claim), true);
+          assert.equal(await store.claim({ ...claim, claimedBy: "u2" }), false, "writes nothing");
+          assert.equal(await store.release({ ...claim, at: 10 }), true);
+          assert.equal(await store.claim({ ...claim, claimedAt: 11 }), true);
+          const note = { tenantId: A, taskId: t.id, actor: "u3", at: 12, text: "why?" };
+          const c = await store.addComment(note);
+          assert.equal(await store.addComment({ ...note, tenantId: B }), undefined);
+          const claimed = { ...t, status: "claimed" as const, claimedBy: "u1" };
+          await store.transaction((tx) => tx.completeTask(A, claimed, patch("u1", 20), false));
+          // A change rolled back leaves no event.
+          await assert.rejects(
+            store.transaction(async (tx) => {
+              await tx.updateTask(A, t.id, ["done"], {
+                status: "cancelled",
+                change: cancelledAt(30),
+              });
+              throw new Error("rolled back");
+            }),
+            /rolled back/,
+          );
+          const events = await store.listTaskEvents({ tenantId: A, taskId: t.id, limit: 100 });
+          const row = (e: TaskEvent) =>
+            [e.type, e.actor, e.at, e.status, e.claimedBy, e.action, e.comment] as const;
+          assert.deepEqual(events.map(row), [
+            ["created", "boss", t.createdAt, "open", null, null, null],
+            ["claimed", "u1", 9, "claimed", "u1", null, null],
+            ["released", "u1", 10, "open", null, null, null],
+            ["claimed", "u1", 11, "claimed", "u1", null, null],
+            ["commented", "u3", 12, "claimed", "u1", null, "why?"],
+            ["completed", "u1", 20, "done", "u1", "approve", "by u1"],
+          ]);
+          assert.ok(events.every((e, i) => i === 0 || e.seq > events[i - 1]!.seq));
+          assert.deepEqual(c, events[4]);
+          assert.ok(
+            events.every((e) => e.rootInstanceId === root.id && e.instanceId === referral.id),
+          );
+          // By process, and a page after a seq.
+          const all = await store.listTaskEvents({
+            tenantId: A,
+            rootInstanceId: root.id,
+            limit: 100,
+          });
+          assert.deepEqual(all, events);
+          const rest = await store.listTaskEvents({
+            tenantId: A,
+            taskId: t.id,
+            afterSeq: events[3]!.seq,
+            limit: 1,
+          });
+          assert.deepEqual(rest, [events[4]]);
+          assert.deepEqual(
+            await store.listTaskEvents({ tenantId: B, taskId: t.id, limit: 100 }),
+            [],
+          );
+          assert.deepEqual(
+            await store.listTaskEvents({ tenantId: B, rootInstanceId: root.id, limit: 100 }),
+            [],
+          );
         }));
 
       void it("startProcess inserts the definition once and the root with the stored definition's id", () =>
@@ -1634,7 +1732,7 @@ function registerStoreCases(backend: Backend) {
           assert.equal(await tx.lockTask(B, open.id), undefined);
           assert.equal(await tx.updateTask(B, open.id, ["open"], { status: "done" }), false);
           assert.equal(await tx.markJoined(B, referral.id, 9), false);
-          assert.equal(await tx.cancelOpenTasksOfRoot(B, root.id, "none", 9), 0);
+          assert.equal(await tx.cancelOpenTasksOfRoot(B, root.id, "none", cancelledAt(9)), 0);
           await tx.completeInstance(B, referral.id, 9);
           await tx.setProcessState(B, root.id, "closed");
           await tx.completeTree(B, root.id, 9);

@@ -3,7 +3,7 @@
  * milliseconds in BIGINT, which pg returns as a string — hence `number | string`
  * on the select side; row-mapping.ts converts. JSON documents are text.
  */
-import type { ColumnType } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 type Millis = ColumnType<number | string, number, number>;
 type NullableMillis = ColumnType<number | string | null, number | null, number | null>;
@@ -62,6 +62,29 @@ export interface TasksTable {
   /** What the completion chose. */
   action: string | null;
   comment: string | null;
+  /** The last change, as its use case decided it: what a trigger copies to task_events. */
+  change_kind: ColumnType<string, string | undefined, string>;
+  changed_by: string | null;
+  changed_at: NullableMillis;
+  change_reason: string | null;
+}
+
+export interface TaskEventsTable {
+  id: Generated<number | string>;
+  tenant_id: string;
+  task_id: string;
+  instance_id: string;
+  root_instance_id: string;
+  type: string;
+  actor: string | null;
+  at: Millis;
+  reason: string | null;
+  status: string;
+  assignee_kind: string;
+  assignee_id: string;
+  claimed_by: string | null;
+  action: string | null;
+  comment: string | null;
 }
 
 export interface DefinitionVersionsTable {
@@ -113,4 +136,5 @@ export interface StoreSchema {
   definition_tenants: DefinitionTenantsTable;
   instances: InstancesTable;
   tasks: TasksTable;
+  task_events: TaskEventsTable;
 }

@@ -15,7 +15,8 @@ import type { NextAssignment } from "../../domain/assignment.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { FormUi, TaskAction, TaskFormSpec } from "../../domain/task-form.ts";
 import type { Vars } from "../../domain/vars.ts";
-import type { DefinitionsTable, InstancesTable, TasksTable } from "./db-schema.ts";
+import type { DefinitionsTable, InstancesTable, TaskEventsTable, TasksTable } from "./db-schema.ts";
+import type { TaskChange, TaskEvent, TaskEventType } from "../../domain/task-event.ts";
 
 /** pg returns BIGINT as a string to avoid precision loss; epoch millis fit a double until year 287,396. */
 export const millis = (v: number | string): number => Number(v);
@@ -197,7 +198,10 @@ export type TaskPatch = Partial<
     | "action"
     | "comment"
   >
->;
+> & {
+  /** What the update is: every update says (a trigger copies it to task_events, migration 019). */
+  change?: TaskChange;
+};
 
 /** Only the keys present in the patch become SET clauses; `null` clears a column. */
 export function taskPatchToRow(p: TaskPatch): Partial<Insertable<TasksTable>> {
@@ -210,5 +214,57 @@ export function taskPatchToRow(p: TaskPatch): Partial<Insertable<TasksTable>> {
   if (p.vars !== undefined) row.vars = p.vars === null ? null : JSON.stringify(p.vars);
   if (p.action !== undefined) row.action = p.action;
   if (p.comment !== undefined) row.comment = p.comment;
+  if (p.change !== undefined) Object.assign(row, changeColumns(p.change));
   return row;
+}
+
+/** A task's change columns: what its event in task_events says. */
+export function changeColumns(c: TaskChange) {
+  return {
+    change_kind: c.kind,
+    changed_by: c.by,
+    changed_at: c.at,
+    change_reason: c.reason,
+  };
+}
+
+export function taskEventToRow(
+  tenantId: string,
+  e: Omit<TaskEvent, "seq">,
+): Insertable<TaskEventsTable> {
+  return {
+    tenant_id: tenantId,
+    task_id: e.taskId,
+    instance_id: e.instanceId,
+    root_instance_id: e.rootInstanceId,
+    type: e.type,
+    actor: e.actor,
+    at: e.at,
+    reason: e.reason,
+    status: e.status,
+    assignee_kind: e.assigneeKind,
+    assignee_id: e.assigneeId,
+    claimed_by: e.claimedBy,
+    action: e.action,
+    comment: e.comment,
+  };
+}
+
+export function taskEventFromRow(r: Selectable<TaskEventsTable>): TaskEvent {
+  return {
+    seq: Number(r.id),
+    taskId: r.task_id,
+    instanceId: r.instance_id,
+    rootInstanceId: r.root_instance_id,
+    type: r.type as TaskEventType,
+    actor: r.actor,
+    at: millis(r.at),
+    reason: r.reason,
+    status: r.status as TaskStatus,
+    assigneeKind: r.assignee_kind as AssigneeKind,
+    assigneeId: r.assignee_id,
+    claimedBy: r.claimed_by,
+    action: r.action,
+    comment: r.comment,
+  };
 }

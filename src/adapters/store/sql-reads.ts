@@ -15,7 +15,9 @@ import type {
   PageQuery,
   ProcessQuery,
   StoreReads,
+  TaskEventQuery,
 } from "../../engine/human-tasks/task-store-port.ts";
+import type { TaskEvent } from "../../domain/task-event.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { StoreSchema, TasksTable } from "./db-schema.ts";
 import { lit, pageLimit } from "./sql-literals.ts";
@@ -25,6 +27,7 @@ import {
   instanceFromPrefixedRow,
   instanceFromRow,
   INSTANCE_COLUMNS_AS,
+  taskEventFromRow,
   taskFromRow,
 } from "./row-mapping.ts";
 
@@ -210,6 +213,22 @@ export class SqlReads implements StoreReads {
    * up to all 100,000 entries — bearable for a per-user list, while an index of its own would
    * cost every instance insert, referrals included).
    */
+  async listTaskEvents(q: TaskEventQuery): Promise<TaskEvent[]> {
+    const rows = await this.db
+      .selectFrom("task_events")
+      .selectAll()
+      .where("tenant_id", "=", q.tenantId)
+      .$if(q.taskId !== undefined, (b) => b.where("task_id", "=", q.taskId!))
+      .$if(q.rootInstanceId !== undefined, (b) =>
+        b.where("root_instance_id", "=", q.rootInstanceId!),
+      )
+      .$if(q.afterSeq !== undefined, (b) => b.where("id", ">", q.afterSeq!))
+      .orderBy("id")
+      .limit(pageLimit(q.limit))
+      .execute();
+    return rows.map(taskEventFromRow);
+  }
+
   async listProcesses(q: ProcessQuery): Promise<Instance[]> {
     const n = pageLimit(q.limit);
     const states: readonly ProcessState[] = q.state === undefined ? ProcessStates : [q.state];

@@ -111,6 +111,44 @@ export interface Task {
   comment: string | null;
 }
 
+/** What a task's audit trail records: one event per change (docs/api.md, Task events). */
+export type TaskEventType =
+  | "created"
+  | "claimed"
+  | "released"
+  | "completed"
+  | "cancelled"
+  | "commented"
+  | "delegated"
+  | "resolved"
+  | "reassigned"
+  | "escalated";
+
+export interface TaskEvent {
+  /** Grows with every event: the trail's order. */
+  id: string;
+  taskId: string;
+  instanceId: string;
+  rootInstanceId: string;
+  type: TaskEventType;
+  /** Who made the change; null when the engine did (a policy met, a timeout). */
+  actor: string | null;
+  at: IsoTime;
+  reason: string | null;
+  /** The task after the change. */
+  status: TaskStatus;
+  assignee: TaskAssignee;
+  claimedBy: string | null;
+  action: string | null;
+  /** A completion's comment, or a `commented` event's text. */
+  comment: string | null;
+}
+
+/** The body of `POST /v1/tasks/{id}/comments`. */
+export interface CommentRequest {
+  text: string;
+}
+
 export interface Completion {
   instanceId: string;
   allCompleted: boolean;

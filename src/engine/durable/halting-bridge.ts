@@ -32,7 +32,7 @@ export function haltingBridge(
     assign: (tenantId, rootInstanceId, assignee, vars, details) =>
       bridge.assign(tenantId, rootInstanceId, assignee, vars, details).catch(halt),
     tasksOf: (tenantId, referralId) => bridge.tasksOf(tenantId, referralId).catch(halt),
-    cancelUnfinished: (tenantId, referralId, now) =>
-      bridge.cancelUnfinished(tenantId, referralId, now).catch(halt),
+    cancelUnfinished: (tenantId, referralId, now, reason) =>
+      bridge.cancelUnfinished(tenantId, referralId, now, reason).catch(halt),
   };
 }

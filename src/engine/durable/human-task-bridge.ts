@@ -58,8 +58,16 @@ export interface HumanTaskBridge {
     details?: TaskDetailsRequest,
   ): Promise<string>;
   tasksOf(tenantId: string, referralId: string): Promise<Task[]>;
-  /** Cancels the referral's unfinished tasks (the policy was met without them). */
-  cancelUnfinished(tenantId: string, referralId: string, now: number): Promise<void>;
+  /**
+   * Cancels the referral's unfinished tasks (the policy was met without them,
+   * the call timed out, the run is cancelled), `reason` saying which in their trail.
+   */
+  cancelUnfinished(
+    tenantId: string,
+    referralId: string,
+    now: number,
+    reason: string,
+  ): Promise<void>;
 }
 
 /**
@@ -119,8 +127,8 @@ export function humanTaskBridge(
       return r.instanceId;
     },
     tasksOf: (tenantId, referralId) => store.listTasksOfInstance(tenantId, referralId),
-    async cancelUnfinished(tenantId, referralId, now) {
-      await store.cancelReferral(tenantId, referralId, now);
+    async cancelUnfinished(tenantId, referralId, now, reason) {
+      await store.cancelReferral(tenantId, referralId, now, reason);
     },
   };
   return bridge;

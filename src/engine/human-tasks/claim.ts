@@ -63,7 +63,7 @@ export async function release(
     assertReleasable(task);
     assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
     assertMayRelease(task, ctx.actorId);
-    const cmd = { tenantId: ctx.tenantId, taskId, claimedBy: ctx.actorId };
+    const cmd = { tenantId: ctx.tenantId, taskId, claimedBy: ctx.actorId, at: deps.clock.now() };
     if (await deps.store.release(cmd))
       return { ...task, status: "open", claimedBy: null, claimedAt: null };
     if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerClaimed", { taskId });

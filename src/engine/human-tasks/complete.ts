@@ -6,6 +6,7 @@ import { assertCompletable, assertMayComplete, type Task } from "../../domain/ta
 import type { ActorContext } from "../actor-context.ts";
 import type { CompleteAndEndResult, CompleteResult } from "./human-task-api.ts";
 import { completionInputOf, type CompletionRequest } from "./completion-input.ts";
+import type { TaskChange } from "../../domain/task-event.ts";
 import type { NewReferral, ReferralFacts } from "./task-store-port.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
@@ -66,6 +67,7 @@ export async function complete(
       completedBy: ctx.actorId,
       completedAt: now,
       ...input,
+      change: completed(ctx, now),
     };
     const r = await deps.store.complete({ tenantId: ctx.tenantId, task, patch, join, next });
     if (r.written) {
@@ -106,8 +108,20 @@ export async function completeAndEnd(
       completedBy: ctx.actorId,
       completedAt: now,
       ...completionInputOf(task, req),
+      change: completed(ctx, now),
     };
-    const r = await deps.store.completeAndEnd({ tenantId: ctx.tenantId, task, patch });
+    const othersCancelled: TaskChange = {
+      kind: "cancelled",
+      by: ctx.actorId,
+      at: now,
+      reason: `the process was ended with the completion of task ${task.id}`,
+    };
+    const r = await deps.store.completeAndEnd({
+      tenantId: ctx.tenantId,
+      task,
+      patch,
+      othersCancelled,
+    });
     if (r.written) {
       const done = { ...task, ...patch };
       return { task: done, cancelled: r.cancelled, rootInstanceId: task.rootInstanceId };
@@ -115,6 +129,13 @@ export async function completeAndEnd(
     if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerOpen", { taskId });
   }
 }
+
+const completed = (ctx: ActorContext, at: number): TaskChange => ({
+  kind: "completed",
+  by: ctx.actorId,
+  at,
+  reason: null,
+});
 
 /** State, then permission: the rules of a completion before its input is looked at. */
 export function assertRules(

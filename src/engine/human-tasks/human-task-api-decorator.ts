@@ -18,6 +18,11 @@ export abstract class HumanTaskApiDecorator implements HumanTaskApi {
   claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
   release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
   getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
+  comment: HumanTaskApi["comment"] = (ctx, taskId, text) => this.inner.comment(ctx, taskId, text);
+  taskEvents: HumanTaskApi["taskEvents"] = (ctx, taskId, page) =>
+    this.inner.taskEvents(ctx, taskId, page);
+  instanceEvents: HumanTaskApi["instanceEvents"] = (ctx, id, page) =>
+    this.inner.instanceEvents(ctx, id, page);
   userInbox: HumanTaskApi["userInbox"] = (ctx, userId, page, status) =>
     this.inner.userInbox(ctx, userId, page, status);
   groupInbox: HumanTaskApi["groupInbox"] = (ctx, groupId, page, status) =>

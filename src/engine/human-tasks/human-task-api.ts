@@ -11,6 +11,7 @@ import type { Task } from "../../domain/task.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { CompletionRequest } from "./completion-input.ts";
+import type { TaskEvent } from "../../domain/task-event.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 
 export interface Page<T> {
@@ -77,6 +78,16 @@ export interface HumanTaskApi {
     req: CompletionRequest,
   ): Promise<CompleteAndEndResult>;
   getTask(ctx: TenantContext, taskId: string): Promise<Task>;
+  /** Adds a comment to the task's trail (any user the directory knows, any status). */
+  comment(ctx: ActorContext, taskId: string, text: string): Promise<TaskEvent>;
+  /** The task's audit trail, oldest first. */
+  taskEvents(ctx: TenantContext, taskId: string, page: PageRequest): Promise<Page<TaskEvent>>;
+  /** The trail of every task of the process the instance belongs to, oldest first. */
+  instanceEvents(
+    ctx: TenantContext,
+    instanceId: string,
+    page: PageRequest,
+  ): Promise<Page<TaskEvent>>;
   /**
    * Open tasks of the user (own, of the user's groups) plus those the user claimed; with
    * `status`, another list of the user's (human-tasks/task-lists.ts). Default: open.

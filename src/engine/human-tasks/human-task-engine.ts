@@ -6,6 +6,7 @@ import { KnownDefinitions } from "./known-definitions.ts";
 import type { HumanTaskDeps } from "./deps.ts";
 import * as q from "./queries.ts";
 import { startProcess } from "./start-process.ts";
+import * as trail from "./task-trail.ts";
 import { listTasks } from "./task-lists.ts";
 import type { Clock } from "../clock-port.ts";
 import type { Directory } from "../directory-port.ts";
@@ -33,6 +34,11 @@ export class HumanTaskEngine implements HumanTaskApi {
   completeAndEnd: HumanTaskApi["completeAndEnd"] = (ctx, id, req) =>
     completeAndEnd(this.deps, ctx, id, req);
   getTask: HumanTaskApi["getTask"] = (ctx, id) => q.getTask(this.deps, ctx, id);
+  comment: HumanTaskApi["comment"] = (ctx, id, text) => trail.comment(this.deps, ctx, id, text);
+  taskEvents: HumanTaskApi["taskEvents"] = (ctx, id, page) =>
+    trail.taskEvents(this.deps, ctx, id, page);
+  instanceEvents: HumanTaskApi["instanceEvents"] = (ctx, id, page) =>
+    trail.instanceEvents(this.deps, ctx, id, page);
   userInbox: HumanTaskApi["userInbox"] = (ctx, u, p, s = "open") =>
     listTasks(this.deps, ctx, { kind: "user", id: u }, s, p);
   groupInbox: HumanTaskApi["groupInbox"] = (ctx, g, p, s = "open") =>

@@ -17,6 +17,7 @@ import type { Definition } from "../../domain/definition.ts";
 import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { TaskDetails } from "../../domain/task-details.ts";
+import type { TaskChange, TaskEvent } from "../../domain/task-event.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 
@@ -63,6 +64,17 @@ export interface FinishedTasksQuery {
   before?: FinishedPosition | undefined;
 }
 
+export interface TaskEventQuery {
+  tenantId: string;
+  /** One task's events, or … */
+  taskId?: string | undefined;
+  /** … every task's of the process with this root. */
+  rootInstanceId?: string | undefined;
+  /** Exclusive lower bound of `seq`. */
+  afterSeq?: number | undefined;
+  limit: number;
+}
+
 export interface ProcessQuery extends PageQuery {
   tenantId: string;
   startedBy: string;
@@ -97,6 +109,8 @@ export interface StoreReads {
   finishedTasks(q: FinishedTasksQuery): Promise<Task[]>;
   /** Root instances of kind `process` started by the user, in id order. */
   listProcesses(q: ProcessQuery): Promise<Instance[]>;
+  /** The trail of one task or of one process's tasks, in the order written. */
+  listTaskEvents(q: TaskEventQuery): Promise<TaskEvent[]>;
 }
 
 /** What a completion needs to know about a task's referral; none of it ever changes. */
@@ -143,7 +157,7 @@ export interface AssignUnderRoot {
 export type CompletionPatch = Pick<
   Task,
   "status" | "completedBy" | "completedAt" | "vars" | "action" | "comment"
->;
+> & { change: TaskChange };
 
 /** A conditional write: only while the task is still as the engine read it. */
 export interface TaskAsRead {
@@ -220,8 +234,24 @@ export interface TaskStore extends StoreReads {
     claimedBy: string;
     claimedAt: number;
   }): Promise<boolean>;
+  /**
+   * Appends a `commented` event to the task's trail (it changes none of the
+   * task's columns), with the task as it stands. Undefined when there is no such task.
+   */
+  addComment(c: {
+    tenantId: string;
+    taskId: string;
+    actor: string;
+    at: number;
+    text: string;
+  }): Promise<TaskEvent | undefined>;
   /** Reopens a task claimed by `claimedBy`. False when it is gone or not claimed by them. */
-  release(cmd: { tenantId: string; taskId: string; claimedBy: string }): Promise<boolean>;
+  release(cmd: {
+    tenantId: string;
+    taskId: string;
+    claimedBy: string;
+    at: number;
+  }): Promise<boolean>;
   /**
    * Completes the task as read; if that leaves its referral without an open or
    * claimed task, completes the referral and takes its join (see
@@ -235,14 +265,14 @@ export interface TaskStore extends StoreReads {
    * tree and completes the tree (root process state `closed`).
    */
   completeAndEnd(
-    plan: TaskAsRead,
+    plan: TaskAsRead & { othersCancelled: TaskChange },
   ): Promise<{ written: false } | { written: true; cancelled: number }>;
   /**
    * Cancels every open or claimed task of the referral and completes it (a
    * `ctx.humanTask` that timed out or was given up). Returns how many tasks it
    * cancelled.
    */
-  cancelReferral(tenantId: string, referralId: string, at: number): Promise<number>;
+  cancelReferral(tenantId: string, referralId: string, at: number, reason: string): Promise<number>;
   /**
    * Two executions of a run may both have made the referral of one
    * `ctx.humanTask` call (a lease takeover). Settles it under the root's lock,

@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { MAX_USERS_PER_ASSIGNMENT } from "../../domain/limits.ts";
 import { ProcessStates } from "../../domain/instance.ts";
 import { TaskStatuses } from "../../domain/task.ts";
+import { TaskEventTypes } from "../../domain/task-event.ts";
 import {
   idSchema,
   nullable,
@@ -189,6 +190,27 @@ const Problem = {
   },
 };
 
+const TaskEvent = {
+  $id: "TaskEvent",
+  type: "object",
+  description: "One change of a task, written in the same transaction as the change.",
+  properties: {
+    id: { ...str, description: "Grows with every event: the trail's order." },
+    taskId: str,
+    instanceId: str,
+    rootInstanceId: str,
+    type: { type: "string", enum: [...TaskEventTypes] },
+    actor: { ...nullable(str), description: "Who made the change; null: the engine." },
+    at: timeSchema,
+    reason: nullable(str),
+    status: { type: "string", enum: TaskStatuses, description: "The task after the change." },
+    assignee: ref("TaskAssignee"),
+    claimedBy: nullable(str),
+    action: nullable(str),
+    comment: { ...nullable(str), description: "A completion's comment, or the comment's text." },
+  },
+};
+
 const pageOf = (id: string, item: string) => ({
   $id: id,
   type: "object",
@@ -221,6 +243,8 @@ const SCHEMAS = [
     pageOf("TaskPage", "Task"),
     pageOf("InstancePage", "Instance"),
     pageOf("DefinitionPage", "Definition"),
+    TaskEvent,
+    pageOf("TaskEventPage", "TaskEvent"),
   ].map(allRequired),
 ];
 

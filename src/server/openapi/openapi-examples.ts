@@ -26,6 +26,15 @@ export const taskExample = {
   dueAt: "2025-01-17T17:00:00.000Z",
   followUpAt: null,
   overdue: false,
+  form: { type: "object", properties: { note: { type: "string", maxLength: 500 } } },
+  formUi: { fields: { note: { label: "Note for HR", widget: "textarea" } } },
+  actions: [
+    { name: "approve", label: "Approve", commentRequired: false },
+    { name: "reject", label: "Reject", commentRequired: true },
+  ],
+  actionRequired: true,
+  action: null,
+  comment: null,
 };
 
 export const claimedTaskExample = {
@@ -40,7 +49,25 @@ export const doneTaskExample = {
   status: "done",
   completedBy: "bob",
   completedAt: T1,
-  vars: { days: 3, decision: "approved" },
+  vars: { note: "Enjoy" },
+  action: "approve",
+  comment: "Covered by Dana",
+};
+
+export const taskEventExample = {
+  id: "42",
+  taskId: TASK,
+  instanceId: REFERRAL,
+  rootInstanceId: ROOT,
+  type: "completed",
+  actor: "bob",
+  at: T1,
+  reason: null,
+  status: "done",
+  assignee: { kind: "user", id: "bob" },
+  claimedBy: "bob",
+  action: "approve",
+  comment: "Covered by Dana",
 };
 
 export const instanceExample = {

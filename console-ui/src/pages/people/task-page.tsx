@@ -11,6 +11,7 @@ import { canClaim, canRelease, claim, needsClaim, release } from "./claim-action
 import { assigneeText, when } from "./format.ts";
 import { factsOf } from "./referral-vars.ts";
 import { TaskForm, type Completion } from "./task-form.tsx";
+import { TaskHistory } from "./task-history.tsx";
 import { localized } from "./localized.ts";
 import { fallbackName } from "./use-task-titles.ts";
 import type { Task } from "../../wire.ts";
@@ -151,6 +152,11 @@ export function TaskPage() {
             : `This task is ${task.status}.`}
         </p>
       )}
+      <TaskHistory
+        taskId={task.id}
+        actions={task.actions}
+        version={`${task.status}:${task.claimedBy ?? ""}`}
+      />
     </section>
   );
 }

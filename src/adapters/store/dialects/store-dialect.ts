@@ -132,6 +132,12 @@ export interface StoreDialect {
    */
   readonly growingId: "bigserial" | "integer-autoincrement" | "bigint-auto-increment";
   /**
+   * A row trigger runs a function (PostgreSQL: `CREATE FUNCTION … RETURNS
+   * trigger` in PL/pgSQL, then `EXECUTE FUNCTION` it). Elsewhere the trigger
+   * holds its statements itself (`FOR EACH ROW BEGIN … END`, SQLite and MariaDB).
+   */
+  readonly triggerFunctions: boolean;
+  /**
    * The planner knows nothing of a table's columns until a background
    * ANALYZE (autovacuum) reaches it, and a named statement keeps the plan it
    * made meanwhile (PostgreSQL): the store then analyzes young tables itself

@@ -23,6 +23,7 @@ import { exactText } from "./015-exact-text.ts";
 import { servedSteps } from "./016-served-steps.ts";
 import { taskDetails } from "./017-task-details.ts";
 import { taskForms } from "./018-task-forms.ts";
+import { taskEvents } from "./019-task-events.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -43,6 +44,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "016_served_steps": servedSteps(d),
     "017_task_details": taskDetails(),
     "018_task_forms": taskForms(),
+    "019_task_events": taskEvents(d),
   };
 }
 

@@ -13,7 +13,8 @@ import type { Task } from "../../../domain/task.ts";
 import type { CompletionPatch } from "../../../engine/human-tasks/task-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
-import { instanceFromRow, taskPatchToRow } from "../row-mapping.ts";
+import { changeColumns, instanceFromRow, taskPatchToRow } from "../row-mapping.ts";
+import type { TaskChange } from "../../../domain/task-event.ts";
 import { lit, SqlReads } from "../sql-reads.ts";
 
 /** A completed root is in process state 'closed'; referrals have no process state. */
@@ -132,11 +133,11 @@ export class FinishTx extends SqlReads {
     tenantId: string,
     rootId: string,
     exceptTaskId: string,
-    at: number,
+    change: TaskChange,
   ): Promise<number> {
     const r = await this.trx
       .updateTable("tasks")
-      .set({ status: "cancelled", completed_at: at })
+      .set({ status: "cancelled", completed_at: change.at, ...changeColumns(change) })
       .where("tenant_id", "=", tenantId)
       .where("root_instance_id", "=", rootId)
       .where("status", "in", [lit("open"), lit("claimed")])

@@ -13,11 +13,13 @@ export async function cancelReferral(
   tenantId: string,
   referralId: string,
   at: number,
+  reason: string,
 ): Promise<number> {
   let cancelled = 0;
+  const change = { kind: "cancelled" as const, by: null, at, reason };
   for (const t of await tx.listTasksOfInstance(tenantId, referralId)) {
     if (t.status !== "open" && t.status !== "claimed") continue;
-    const patch = { status: "cancelled" as const, completedAt: at };
+    const patch = { status: "cancelled" as const, completedAt: at, change };
     if (await tx.updateTask(tenantId, t.id, ["open", "claimed"], patch)) cancelled++;
   }
   await tx.completeInstance(tenantId, referralId, at);
@@ -43,7 +45,8 @@ export async function keepOneReferral(
     if (other.id === c.referralId || !c.sameCall(other.vars)) continue;
     const tasks = await tx.listTasksOfInstance(c.tenantId, other.id);
     if (tasks.length > 0 && tasks.every((t) => t.status === "cancelled")) continue;
-    await cancelReferral(tx, c.tenantId, c.referralId, c.at);
+    const why = "made twice for one call of its run: the other one is kept";
+    await cancelReferral(tx, c.tenantId, c.referralId, c.at, why);
     return other.id;
   }
   return c.referralId;

@@ -12,6 +12,7 @@ import type { Kysely } from "kysely";
 import type { Definition } from "../../../domain/definition.ts";
 import type { Instance } from "../../../domain/instance.ts";
 import { openTask } from "../../../domain/task.ts";
+import type { TaskEvent } from "../../../domain/task-event.ts";
 import type {
   AssignUnderRoot,
   CompletionOutcome,
@@ -19,7 +20,6 @@ import type {
   NewReferral,
   ReferralFacts,
   StartProcess,
-  TaskAsRead,
   TaskStore,
 } from "../../../engine/human-tasks/task-store-port.ts";
 import type { StoreSchema } from "../db-schema.ts";
@@ -113,12 +113,37 @@ export class SqlTaskStore extends SqlReads implements TaskStore {
       status: "claimed" as const,
       claimedBy: cmd.claimedBy,
       claimedAt: cmd.claimedAt,
+      change: { kind: "claimed" as const, by: cmd.claimedBy, at: cmd.claimedAt, reason: null },
     };
     return this.autocommit.updateTask(cmd.tenantId, cmd.taskId, ["open"], patch);
   }
 
+  /** Under the task's row lock, so the event shows the task as it stood when commented. */
+  addComment(c: Parameters<TaskStore["addComment"]>[0]): Promise<TaskEvent | undefined> {
+    return this.transaction(async (tx) => {
+      const task = await tx.lockTask(c.tenantId, c.taskId);
+      if (task === undefined) return undefined;
+      const event: Omit<TaskEvent, "seq"> = {
+        taskId: task.id,
+        instanceId: task.instanceId,
+        rootInstanceId: task.rootInstanceId,
+        type: "commented",
+        actor: c.actor,
+        at: c.at,
+        reason: null,
+        status: task.status,
+        assigneeKind: task.assigneeKind,
+        assigneeId: task.assigneeId,
+        claimedBy: task.claimedBy,
+        action: task.action,
+        comment: c.text,
+      };
+      return { ...event, seq: await tx.insertTaskEvent(c.tenantId, event) };
+    });
+  }
+
   release(cmd: Parameters<TaskStore["release"]>[0]): Promise<boolean> {
-    return this.autocommit.releaseTask(cmd.tenantId, cmd.taskId, cmd.claimedBy);
+    return this.autocommit.releaseTask(cmd.tenantId, cmd.taskId, cmd.claimedBy, cmd.at);
   }
 
   /**
@@ -172,21 +197,33 @@ export class SqlTaskStore extends SqlReads implements TaskStore {
     for (const task of rows.tasks) this.openTasks.put({ task, referral });
   }
 
-  async completeAndEnd(plan: TaskAsRead): ReturnType<TaskStore["completeAndEnd"]> {
+  async completeAndEnd(
+    plan: Parameters<TaskStore["completeAndEnd"]>[0],
+  ): ReturnType<TaskStore["completeAndEnd"]> {
     return this.transaction(async (tx) => {
       const { tenantId, task } = plan;
       const root = await tx.lockRootOf(tenantId, { taskId: task.id });
       if (!root || !(await tx.completeTask(tenantId, task, plan.patch, false)))
         return { written: false };
       const at = plan.patch.completedAt!;
-      const cancelled = await tx.cancelOpenTasksOfRoot(tenantId, root.id, task.id, at);
+      const cancelled = await tx.cancelOpenTasksOfRoot(
+        tenantId,
+        root.id,
+        task.id,
+        plan.othersCancelled,
+      );
       await tx.completeTree(tenantId, root.id, at);
       return { written: true, cancelled };
     });
   }
 
-  cancelReferral(tenantId: string, referralId: string, at: number): Promise<number> {
-    return this.transaction((tx) => cancelReferral(tx, tenantId, referralId, at));
+  cancelReferral(
+    tenantId: string,
+    referralId: string,
+    at: number,
+    reason: string,
+  ): Promise<number> {
+    return this.transaction((tx) => cancelReferral(tx, tenantId, referralId, at, reason));
   }
 
   keepOneReferral(c: Parameters<TaskStore["keepOneReferral"]>[0]): Promise<string> {

@@ -12,7 +12,10 @@ import { sql } from "kysely";
 import type { Definition } from "../../../domain/definition.ts";
 import type { Instance } from "../../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../../domain/task.ts";
+import type { TaskEvent } from "../../../domain/task-event.ts";
 import {
+  changeColumns,
+  taskEventToRow,
   instanceFromRow,
   instanceToRow,
   taskFromRow,
@@ -167,11 +170,27 @@ export class TaskTx extends FinishTx {
     return r.numUpdatedRows > 0n;
   }
 
+  /** Appends an event the store writes itself (a comment); its seq. */
+  async insertTaskEvent(tenantId: string, e: Omit<TaskEvent, "seq">): Promise<number> {
+    const row = taskEventToRow(tenantId, e);
+    if (this.parts.updateReturning) {
+      const r = await this.trx
+        .insertInto("task_events")
+        .values(row)
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return Number(r.id);
+    }
+    const r = await this.trx.insertInto("task_events").values(row).executeTakeFirstOrThrow();
+    return Number(r.insertId);
+  }
+
   /** Reopens the task only while it is claimed by `claimedBy`. True when it did. */
-  async releaseTask(tenantId: string, id: string, claimedBy: string): Promise<boolean> {
+  async releaseTask(tenantId: string, id: string, claimedBy: string, at: number): Promise<boolean> {
+    const change = { kind: "released" as const, by: claimedBy, at, reason: null };
     const r = await this.trx
       .updateTable("tasks")
-      .set({ status: "open", claimed_by: null, claimed_at: null })
+      .set({ status: "open", claimed_by: null, claimed_at: null, ...changeColumns(change) })
       .where("tenant_id", "=", tenantId)
       .where("id", "=", id)
       .where("status", "=", lit("claimed"))

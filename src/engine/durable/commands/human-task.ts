@@ -120,18 +120,28 @@ async function decide(
   let r = evaluatePolicy(referralId, tasks, wait.policy);
   if (r === null && deadline !== null && now >= deadline) r = timedOutResult(referralId, tasks);
   if (r !== null) {
-    if (hasUnfinished(tasks)) await bridge.cancelUnfinished(tenantId, referralId, now);
+    if (hasUnfinished(tasks)) {
+      const why = r.timedOut
+        ? `'${name}' timed out`
+        : r.cancelled
+          ? `'${name}' can no longer be decided`
+          : `'${name}' was decided without it (policy ${policyText(wait.policy)})`;
+      await bridge.cancelUnfinished(tenantId, referralId, now, why);
+    }
     const at = rt.options.now();
     const data = { ref: seq, result: r };
     await rt.writer.append({ seq: rt.cursor.completionSeq(), type: "task", name, at, data });
     return r;
   }
   if (rt.cancellation.cancelling) {
-    await bridge.cancelUnfinished(tenantId, referralId, now);
+    await bridge.cancelUnfinished(tenantId, referralId, now, "the run was cancelled");
     await cancelWait(rt, seq);
   }
   return null;
 }
+
+const policyText = (p: TaskWaitData["policy"]) =>
+  typeof p === "string" ? p : `at least ${p.atLeast}`;
 
 /** Waits for the wake-up signal, the timeout, or the periodic re-check (recheckMs). */
 function park(rt: Runtime, referralId: string, deadline: number | null): Promise<never> {

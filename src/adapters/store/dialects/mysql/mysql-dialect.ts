@@ -67,6 +67,7 @@ export function mysqlDialect(url: string, poolSize: number, target: string): Sto
     castParams: false,
     sessionLocks: "get-lock",
     growingId: "bigint-auto-increment",
+    triggerFunctions: false,
     lateStatistics: false,
     processLock: null,
     jsonText: "mediumtext",

@@ -42,6 +42,7 @@ export function postgresDialect(url: string, poolSize: number, target: string): 
     castParams: true,
     sessionLocks: "advisory",
     growingId: "bigserial",
+    triggerFunctions: true,
     lateStatistics: true,
     processLock: null,
     jsonText: "text",

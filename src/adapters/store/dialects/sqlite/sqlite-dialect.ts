@@ -95,6 +95,7 @@ export function sqliteDialect(
     castParams: false,
     sessionLocks: null,
     growingId: "integer-autoincrement",
+    triggerFunctions: false,
     lateStatistics: false,
     processLock: () => lockSqliteFile(path, target),
     jsonText: "text",

@@ -21,7 +21,7 @@
  * snapshot. `c` is the join guard (`joined_at IS NULL`), as in closeReferral.
  */
 import type { CompletionPlan } from "../../../../engine/human-tasks/task-store-port.ts";
-import { formColumns, instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
+import { changeColumns, formColumns, instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
 import type { TaskFormSpec } from "../../../../domain/task-form.ts";
 import { DEFAULT_TASK_PRIORITY } from "../../../../domain/task-details.ts";
 import { statement, type Statement } from "../../sql/statement.ts";
@@ -41,6 +41,11 @@ interface Params {
   vars: string | null;
   action: string | null;
   comment: string | null;
+  /** The change the task's event records (a trigger copies it to task_events). */
+  change_kind: string;
+  changed_by: string | null;
+  changed_at: number;
+  change_reason: string | null;
   /** The join's referral and tasks, inserted only if this completion takes the join. */
   join: boolean;
   join_id: string | null;
@@ -104,7 +109,9 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
     for share
   ), u as (
     update tasks set status = :status, completed_by = :completed_by,
-      completed_at = :completed_at, vars = :vars, action = :action, comment = :comment
+      completed_at = :completed_at, vars = :vars, action = :action, comment = :comment,
+      change_kind = :change_kind, changed_by = :changed_by, changed_at = :changed_at,
+      change_reason = :change_reason
     where tenant_id = :tenant_id and id = :task_id and status = :status_as_read${byClaimer}
       and (select count(*) from o) > 0
       and exists (select 1 from r where true${runningRoot})
@@ -181,6 +188,7 @@ export function completeTask(c: CompletionPlan) {
     vars: p.vars ?? null,
     action: p.action ?? null,
     comment: p.comment ?? null,
+    ...changeColumns(c.patch.change),
     join: j !== null,
     join_id: jr?.id ?? null,
     join_definition_id: jr?.definition_id ?? null,
