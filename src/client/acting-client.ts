@@ -26,6 +26,7 @@ import type {
   StartProcessRequest,
   StartRunRequest,
   Task,
+  TaskAssignee,
   TaskEvent,
   WriteOptions,
 } from "./client-types.ts";
@@ -116,6 +117,26 @@ export class ActingClient extends TaskflowReader {
     options?: WriteOptions,
   ): Promise<CompleteResult> {
     return this.post(path`/v1/tasks/${taskId}/complete`, request, options);
+  }
+
+  /** `POST /v1/tasks/{id}/delegate`: hand the task to `to`, who resolves it. */
+  delegate(taskId: string, to: string, comment?: string, options?: WriteOptions): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/delegate`, { to, comment }, options);
+  }
+
+  /** `POST /v1/tasks/{id}/resolve`: the delegate gives the task back to its owner. */
+  resolve(taskId: string, comment?: string, options?: WriteOptions): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/resolve`, { comment }, options);
+  }
+
+  /** `POST /v1/tasks/{id}/reassign`: give the task to another user or group. */
+  reassign(
+    taskId: string,
+    assignee: TaskAssignee,
+    comment?: string,
+    options?: WriteOptions,
+  ): Promise<Task> {
+    return this.post(path`/v1/tasks/${taskId}/reassign`, { assignee, comment }, options);
   }
 
   /** `POST /v1/tasks/{id}/comments`: the comment, as an event of the task's trail. */

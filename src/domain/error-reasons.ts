@@ -114,6 +114,22 @@ export const ERROR_REASONS = {
   },
   NotClaimer: { code: "Forbidden", message: "only the claimer may release task '{taskId}'" },
   AssignedToOther: { code: "Forbidden", message: "task '{taskId}' is assigned to another user" },
+  NotHolder: {
+    code: "Forbidden",
+    message: "'{actorId}' does not hold task '{taskId}': only its assignee or claimer delegates it",
+  },
+  NotDelegate: {
+    code: "Forbidden",
+    message: "'{actorId}' is not the delegate of task '{taskId}'",
+  },
+  MayNotReassign: {
+    code: "Forbidden",
+    message: "'{actorId}' may not reassign task '{taskId}': its holder, owner or assigner may",
+  },
+  ExcludedFromTask: {
+    code: "Forbidden",
+    message: "'{actorId}' may not complete or claim task '{taskId}': {why}",
+  },
   ClaimedByOther: { code: "Forbidden", message: "task '{taskId}' is claimed by another user" },
   CsrfTokenMissing: {
     code: "Forbidden",
@@ -179,6 +195,12 @@ export const ERROR_REASONS = {
     code: "Conflict",
     message: "the draft of '{key}' changed while it was being published; publish again",
   },
+  DelegationPending: {
+    code: "Conflict",
+    message:
+      "task '{taskId}' is delegated to '{delegate}': they resolve it, then its owner completes it",
+  },
+  NotDelegated: { code: "Conflict", message: "task '{taskId}' is not delegated" },
   TaskNotClaimed: {
     code: "Conflict",
     message: "group task '{taskId}' must be claimed before it is completed",

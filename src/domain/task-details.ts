@@ -9,6 +9,11 @@
  * a task can be ranked above or below the ones nobody ranked.
  */
 import { taskflowError } from "./errors.ts";
+import {
+  taskExclusionsOf,
+  type TaskExclusions,
+  type TaskExclusionsRequest,
+} from "./task-exclusions.ts";
 import { NO_TASK_FORM, taskFormOf, type TaskFormRequest, type TaskFormSpec } from "./task-form.ts";
 
 export const DEFAULT_TASK_PRIORITY = 50;
@@ -18,6 +23,8 @@ export const MAX_TASK_DESCRIPTION_LENGTH = 4_000;
 
 /** As stored and read: times in epoch ms; the form and actions (task-form.ts) with them. */
 export interface TaskDetails extends TaskFormSpec {
+  /** Who may not complete (nor claim) it: the four-eyes rule (task-exclusions.ts). */
+  exclude: TaskExclusions | null;
   title: string | null;
   description: string | null;
   priority: number;
@@ -30,6 +37,7 @@ export interface TaskDetails extends TaskFormSpec {
  * ISO 8601 text with a zone (the REST form; `ctx.humanTask` turns a Date into it).
  */
 export interface TaskDetailsRequest extends TaskFormRequest {
+  exclude?: TaskExclusionsRequest | undefined;
   title?: string | undefined;
   description?: string | undefined;
   priority?: number | undefined;
@@ -43,6 +51,7 @@ export const NO_TASK_DETAILS: TaskDetails = {
   priority: DEFAULT_TASK_PRIORITY,
   dueAt: null,
   followUpAt: null,
+  exclude: null,
   ...NO_TASK_FORM,
 };
 
@@ -58,6 +67,7 @@ export function taskDetailsOf(req: TaskDetailsRequest, at = ""): TaskDetails {
     priority: priority(req.priority, `${at}priority`),
     dueAt: time(req.dueAt, `${at}dueAt`),
     followUpAt: time(req.followUpAt, `${at}followUpAt`),
+    exclude: taskExclusionsOf(req.exclude, `${at}exclude`),
     ...taskFormOf(req, at),
   };
 }

@@ -6,6 +6,7 @@
  * same rules again for a caller with no schema in front (`ctx.humanTask`).
  */
 import { FORM_WIDGETS, TASK_FORM_LIMITS } from "./task-form.ts";
+import { MAX_ID_LENGTH, MAX_USERS_PER_ASSIGNMENT } from "./limits.ts";
 
 export const ACTION_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_-]*$";
 export const LANGUAGE_TAG_PATTERN = "^[a-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$";
@@ -48,6 +49,24 @@ export const formUiSchema = {
         },
       },
     },
+  },
+} as const;
+
+/** The four-eyes rule (task-exclusions.ts). */
+export const excludeSchema = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "Who may not complete (nor claim) the task: these users, the process's starter, " +
+    "whoever completed an earlier task of the process.",
+  properties: {
+    users: {
+      type: "array",
+      maxItems: MAX_USERS_PER_ASSIGNMENT,
+      items: { type: "string", minLength: 1, maxLength: MAX_ID_LENGTH },
+    },
+    starter: { type: "boolean" },
+    earlierCompleters: { type: "boolean" },
   },
 } as const;
 

@@ -2,6 +2,7 @@ import type { AssigneeKind, TaskAssignee } from "./assignee.ts";
 import { taskflowError } from "./errors.ts";
 import type { TaskDetails } from "./task-details.ts";
 import type { Vars } from "./vars.ts";
+import type { Delegation } from "./task-delegation.ts";
 
 export type TaskStatus = "open" | "claimed" | "done" | "cancelled";
 export const TaskStatuses: readonly TaskStatus[] = ["open", "claimed", "done", "cancelled"];
@@ -26,6 +27,9 @@ export interface Task extends TaskDetails {
   action: string | null;
   /** The completion's comment, if any. */
   comment: string | null;
+  /** Whom a delegated task goes back to once resolved (task-delegation.ts). */
+  owner: string | null;
+  delegation: Delegation | null;
   createdAt: number;
 }
 
@@ -55,6 +59,8 @@ export function openTask(
     vars: null,
     action: null,
     comment: null,
+    owner: null,
+    delegation: null,
   };
 }
 

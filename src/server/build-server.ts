@@ -39,6 +39,7 @@ import { requireHostHeader } from "./hooks/host-header.ts";
 import { installIdempotency } from "./hooks/idempotency.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { taskEventRoutes } from "./routes/task-event-routes.ts";
+import { taskHandoverRoutes } from "./routes/task-handover-routes.ts";
 import { installJsonParser } from "./hooks/json-body.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { installLoadShedding } from "./hooks/load-shedding.ts";
@@ -106,6 +107,7 @@ const RESOURCES = [
   assignmentRoutes,
   taskRoutes,
   taskEventRoutes,
+  taskHandoverRoutes,
   instanceRoutes,
   definitionRoutes,
 ];

@@ -149,3 +149,76 @@ test("a task's own title, description, priority and due time: in its inbox row a
   await expectAccessible(page, "a task with its own details");
   await screenshot(page, "people-task-details");
 });
+
+test("the four-eyes rule: shown on the task, and its refusal shown when the excluded starter tries", async ({
+  browser,
+  server,
+}) => {
+  const task = await assignUnderNewProcess(server, "own-expense", {
+    assignee: { kind: "group", id: "hr" },
+    title: "Approve erin's own expense",
+    exclude: { starter: true },
+  });
+  const page = await pageOf(browser, server, "erin");
+  await page.goto(`${server.url}/console/tasks/${task.id}`);
+  await expect(page.getByRole("heading", { name: "Approve erin's own expense" })).toBeVisible();
+  await expect(
+    page.getByRole("definition").filter({ hasText: "whoever started the process" }),
+  ).toBeVisible();
+  await page.getByRole("button", { name: "Complete" }).click();
+  await expect(page.getByRole("alert")).toContainText("may not complete or claim task");
+  await expect(page.getByRole("alert")).toContainText("started its process");
+  await expectAccessible(page, "a task refused by the four-eyes rule");
+  await screenshot(page, "people-task-four-eyes");
+  const after = await server.engine<TaskJson>("GET", `tasks/${task.id}`);
+  expect([after.status, after.claimedBy]).toEqual(["open", null]);
+});
+
+test("delegation between two people: bob delegates to dave, dave resolves, bob completes", async ({
+  browser,
+  server,
+}) => {
+  const task = await assignUnderNewProcess(server, "supplier-check", {
+    assignee: { kind: "user", id: "bob" },
+    title: "Check the new supplier",
+  });
+  const bob = await pageOf(browser, server, "bob");
+  const dave = await pageOf(browser, server, "dave");
+  await bob.goto(`${server.url}/console/tasks/${task.id}`);
+  await bob.getByLabel("Delegate to (user id)").fill("dave");
+  await bob.getByRole("button", { name: "Delegate", exact: true }).click();
+  await expect(bob.getByText("Delegated to dave; it comes back to you")).toBeVisible();
+  await expect(bob.getByRole("button", { name: "Complete" })).toHaveCount(0);
+
+  await dave.goto(`${server.url}/console/inbox`);
+  await dave.getByRole("link", { name: "Check the new supplier" }).click();
+  await expect(dave.getByText("bob delegated this task to you")).toBeVisible();
+  await expectAccessible(dave, "a task delegated to the reader");
+  await screenshot(dave, "people-task-delegated");
+  await dave.getByRole("button", { name: "Resolve" }).click();
+  await expect(dave.getByText("This task is bob's.")).toBeVisible();
+
+  await bob.reload();
+  await bob.getByRole("button", { name: "Complete" }).click();
+  await expect(bob).toHaveURL(/\/console\/inbox/);
+  const done = await server.engine<TaskJson & { owner: string; delegation: string }>(
+    "GET",
+    `tasks/${task.id}`,
+  );
+  expect([done.status, done.completedBy, done.owner, done.delegation]).toEqual([
+    "done",
+    "bob",
+    "bob",
+    "resolved",
+  ]);
+  const events = await server.engine<{ items: { type: string; actor: string }[] }>(
+    "GET",
+    `tasks/${task.id}/events`,
+  );
+  expect(events.items.map((e) => `${e.type}:${e.actor}`)).toEqual([
+    "created:erin",
+    "delegated:bob",
+    "resolved:dave",
+    "completed:bob",
+  ]);
+});

@@ -101,6 +101,20 @@ function referralOf(root: Instance, over: Partial<Instance> = {}): Instance {
   };
 }
 
+/** A patch as the task shows it: its change is the trail's, not a task field. */
+function omitChange<T extends { change: TaskChange }>(p: T): Omit<T, "change"> {
+  const { change: _change, ...rest } = p;
+  return rest;
+}
+
+/** An update's change, as the use cases describe one. */
+const changed = (kind: TaskChange["kind"], by: string, at: number): TaskChange => ({
+  kind,
+  by,
+  at,
+  reason: null,
+});
+
 /** A cancellation by the engine at `at`, as the use cases describe one. */
 const cancelledAt = (at: number): TaskChange => ({
   kind: "cancelled",
@@ -132,6 +146,8 @@ function taskOf(
     vars: null,
     action: null,
     comment: null,
+    owner: null,
+    delegation: null,
     createdAt: 1_700_000_000_010,
     ...over,
   };
@@ -359,6 +375,7 @@ function registerStoreCases(backend: Backend) {
             status: "claimed",
             claimedBy: "u1",
             claimedAt: 5,
+            change: changed("claimed", "u1", 5),
           });
           await sleep(150);
         });
@@ -605,7 +622,12 @@ function registerStoreCases(backend: Backend) {
         const { referral } = await seedTree(store, A);
         const t = taskOf(referral, { kind: "group", id: "g1" });
         await insertTasks(store, [t]);
-        const claim = { status: "claimed", claimedBy: "u1", claimedAt: 10 } as const;
+        const claim = {
+          status: "claimed",
+          claimedBy: "u1",
+          claimedAt: 10,
+          change: changed("claimed", "u1", 10),
+        } as const;
         assert.equal(
           await store.transaction((tx) => tx.updateTask(A, t.id, ["open"], claim)),
           true,
@@ -621,13 +643,14 @@ function registerStoreCases(backend: Backend) {
               completedBy: "u1",
               completedAt: 20,
               vars: { ok: 1 },
+              change: changed("completed", "u1", 20),
             }),
           ),
           true,
         );
         assert.deepEqual(await store.getTask(A, t.id), {
           ...t,
-          ...claim,
+          ...omitChange(claim),
           status: "done",
           completedBy: "u1",
           completedAt: 20,
@@ -635,7 +658,11 @@ function registerStoreCases(backend: Backend) {
         });
         assert.equal(
           await store.transaction((tx) =>
-            tx.updateTask(A, t.id, ["open", "claimed"], { status: "open", claimedBy: null }),
+            tx.updateTask(A, t.id, ["open", "claimed"], {
+              status: "open",
+              claimedBy: null,
+              change: changed("released", "u1", 11),
+            }),
           ),
           false,
         );
@@ -657,7 +684,12 @@ function registerStoreCases(backend: Backend) {
         );
         await insertTasks(store, [t]);
         const released = await store.transaction((tx) =>
-          tx.updateTask(A, t.id, ["claimed"], { status: "open", claimedBy: null, claimedAt: null }),
+          tx.updateTask(A, t.id, ["claimed"], {
+            status: "open",
+            claimedBy: null,
+            claimedAt: null,
+            change: changed("released", "u1", 12),
+          }),
         );
         assert.equal(released, true);
         assert.deepEqual(await store.getTask(A, t.id), {
@@ -679,6 +711,7 @@ function registerStoreCases(backend: Backend) {
               status: "claimed",
               claimedBy: `u${i}`,
               claimedAt: i,
+              change: changed("claimed", `u${i}`, i),
             }),
           );
           assert.equal(results.filter(Boolean).length, 1);
@@ -839,7 +872,7 @@ function registerStoreCases(backend: Backend) {
           await store.transaction((tx) => tx.completeTask(A, g, patch("u1"), true)),
           { counts: { open: 1, claimed: 0, done: 1, cancelled: 1 } },
         );
-        assert.deepEqual(await store.getTask(A, g.id), { ...g, ...patch("u1") });
+        assert.deepEqual(await store.getTask(A, g.id), { ...g, ...omitChange(patch("u1")) });
         assert.equal(
           await store.transaction((tx) => tx.completeTask(A, g, patch("u1"), true)),
           undefined,
@@ -848,7 +881,7 @@ function registerStoreCases(backend: Backend) {
           await store.transaction((tx) => tx.completeTask(A, u, patch("u2"), false)),
           { counts: null },
         );
-        assert.deepEqual(await store.getTask(A, u.id), { ...u, ...patch("u2") });
+        assert.deepEqual(await store.getTask(A, u.id), { ...u, ...omitChange(patch("u2")) });
         assert.equal(
           await store.transaction((tx) => tx.completeTask(B, u, patch("u2"), true)),
           undefined,
@@ -1042,6 +1075,7 @@ function registerStoreCases(backend: Backend) {
             { name: "reject", label: null, commentRequired: true },
           ],
           actionRequired: true,
+          exclude: { users: ["u9"], starter: true, earlierCompleters: false },
         };
         await store.assign({
           tenantId: A,
@@ -1060,7 +1094,7 @@ function registerStoreCases(backend: Backend) {
         assert.equal(tasks2[0]?.definitionKey, other.key);
         for (const t of tasks2) {
           const { title, description, priority, dueAt, followUpAt } = t;
-          const { form, formUi, actions, actionRequired } = t;
+          const { form, formUi, actions, actionRequired, exclude } = t;
           assert.deepEqual(
             {
               title,
@@ -1072,6 +1106,7 @@ function registerStoreCases(backend: Backend) {
               formUi,
               actions,
               actionRequired,
+              exclude,
             },
             details,
           );
@@ -1164,7 +1199,7 @@ function registerStoreCases(backend: Backend) {
             closed: false,
             joined: false,
           });
-          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...omitChange(patch("u0")) });
           assert.equal(await store.getInstance(A, join.referral.id), undefined);
           // The same task again: nothing is written.
           assert.deepEqual(
@@ -1203,7 +1238,7 @@ function registerStoreCases(backend: Backend) {
               joined: false,
             },
           );
-          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0") });
+          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...omitChange(patch("u0")) });
           assert.deepEqual(await store.getInstance(A, referral.id), {
             ...referral,
             status: "completed",
@@ -1312,7 +1347,7 @@ function registerStoreCases(backend: Backend) {
             const [a, b] = tasks as [Task, Task]; // ids are UUIDv7: a < b
             let aLocked!: () => void;
             const locked = new Promise<void>((r) => (aLocked = r));
-            const cancel = { status: "cancelled", completedAt: 1 } as const;
+            const cancel = { status: "cancelled", completedAt: 1, change: cancelledAt(1) } as const;
             const bridge = store.transaction(async (tx) => {
               await tx.updateTask(A, a.id, ["open", "claimed"], cancel);
               aLocked();
@@ -1358,7 +1393,10 @@ function registerStoreCases(backend: Backend) {
             { written: false },
           );
           assert.deepEqual(await store.completeAndEnd(end), { written: true, cancelled: 2 });
-          assert.deepEqual(await store.getTask(A, t0.id), { ...t0, ...patch("u0", 50) });
+          assert.deepEqual(await store.getTask(A, t0.id), {
+            ...t0,
+            ...omitChange(patch("u0", 50)),
+          });
           for (const t of [t1, t2])
             assert.equal((await store.getTask(A, t.id))?.status, "cancelled");
           assert.equal((await store.getInstance(A, referral.id))?.status, "completed");

@@ -67,6 +67,11 @@ export interface TasksTable {
   changed_by: string | null;
   changed_at: NullableMillis;
   change_reason: string | null;
+  /** JSON: the four-eyes rule, `{ users, starter, earlierCompleters }`. */
+  exclusions: string | null;
+  /** Whom a delegated task goes back to; `pending` or `resolved` (domain/task-delegation.ts). */
+  owner: string | null;
+  delegation: string | null;
 }
 
 export interface TaskEventsTable {

@@ -14,6 +14,8 @@ import type { AssigneeKind } from "../../domain/assignee.ts";
 import type { NextAssignment } from "../../domain/assignment.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { FormUi, TaskAction, TaskFormSpec } from "../../domain/task-form.ts";
+import type { TaskExclusions } from "../../domain/task-exclusions.ts";
+import type { Delegation } from "../../domain/task-delegation.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { DefinitionsTable, InstancesTable, TaskEventsTable, TasksTable } from "./db-schema.ts";
 import type { TaskChange, TaskEvent, TaskEventType } from "../../domain/task-event.ts";
@@ -133,14 +135,22 @@ export function taskFromRow(r: Selectable<TasksTable>): Task {
     dueAt: nullableMillis(r.due_at),
     followUpAt: nullableMillis(r.follow_up_at),
     ...formFromColumns(r.form, r.actions),
+    exclude: nullableJson<TaskExclusions>(r.exclusions),
+    owner: r.owner,
+    delegation: r.delegation as Delegation | null,
     action: r.action,
     comment: r.comment,
   };
 }
 
 /** The form and actions as two JSON columns: `{ schema, ui }` and `{ required, list }`. */
-export function formColumns(t: TaskFormSpec): { form: string | null; actions: string | null } {
+export function formColumns(t: TaskFormSpec & Pick<Task, "exclude">): {
+  form: string | null;
+  actions: string | null;
+  exclusions: string | null;
+} {
   return {
+    exclusions: t.exclude === null ? null : JSON.stringify(t.exclude),
     form: t.form === null ? null : JSON.stringify({ schema: t.form, ui: t.formUi }),
     actions:
       t.actions === null ? null : JSON.stringify({ required: t.actionRequired, list: t.actions }),
@@ -181,6 +191,8 @@ export function taskToRow(t: Task): Insertable<TasksTable> {
     due_at: t.dueAt,
     follow_up_at: t.followUpAt,
     ...formColumns(t),
+    owner: t.owner,
+    delegation: t.delegation,
     action: t.action,
     comment: t.comment,
   };
@@ -197,6 +209,10 @@ export type TaskPatch = Partial<
     | "vars"
     | "action"
     | "comment"
+    | "assigneeKind"
+    | "assigneeId"
+    | "owner"
+    | "delegation"
   >
 > & {
   /** What the update is: every update says (a trigger copies it to task_events, migration 019). */
@@ -214,6 +230,10 @@ export function taskPatchToRow(p: TaskPatch): Partial<Insertable<TasksTable>> {
   if (p.vars !== undefined) row.vars = p.vars === null ? null : JSON.stringify(p.vars);
   if (p.action !== undefined) row.action = p.action;
   if (p.comment !== undefined) row.comment = p.comment;
+  if (p.assigneeKind !== undefined) row.assignee_kind = p.assigneeKind;
+  if (p.assigneeId !== undefined) row.assignee_id = p.assigneeId;
+  if (p.owner !== undefined) row.owner = p.owner;
+  if (p.delegation !== undefined) row.delegation = p.delegation;
   if (p.change !== undefined) Object.assign(row, changeColumns(p.change));
   return row;
 }

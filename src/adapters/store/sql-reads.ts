@@ -213,6 +213,25 @@ export class SqlReads implements StoreReads {
    * up to all 100,000 entries — bearable for a per-user list, while an index of its own would
    * cost every instance insert, referrals included).
    */
+  async completedInProcess(
+    tenantId: string,
+    rootInstanceId: string,
+    userId: string,
+    exceptTaskId: string,
+  ): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("tasks")
+      .select("id")
+      .where("tenant_id", "=", tenantId)
+      .where("root_instance_id", "=", rootInstanceId)
+      .where("completed_by", "=", userId)
+      .where("status", "=", lit("done"))
+      .where("id", "<>", exceptTaskId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async listTaskEvents(q: TaskEventQuery): Promise<TaskEvent[]> {
     const rows = await this.db
       .selectFrom("task_events")

@@ -28,6 +28,16 @@ export interface TaskDetailsRequest {
   actions?: Record<string, TaskActionRequest>;
   /** A completion must name an action (default: true when there are actions). */
   actionRequired?: boolean;
+  /** The four-eyes rule: who may not complete (nor claim) it. */
+  exclude?: TaskExclusions;
+}
+
+export interface TaskExclusions {
+  users?: string[];
+  /** The process's starter. */
+  starter?: boolean;
+  /** Whoever completed an earlier task of the process. */
+  earlierCompleters?: boolean;
 }
 
 /** A JSON Schema: an object, or `true` / `false`. */
@@ -105,6 +115,11 @@ export interface Task {
   formUi: FormUi | null;
   actions: TaskAction[] | null;
   actionRequired: boolean;
+  exclude: Required<TaskExclusions> | null;
+  /** Whom a delegated task goes back to once resolved. */
+  owner: string | null;
+  /** `pending`: the delegate resolves it; `resolved`: back with its owner to complete. */
+  delegation: "pending" | "resolved" | null;
   /** The action the completion chose. */
   action: string | null;
   /** The completion's comment. */

@@ -7,6 +7,7 @@
  */
 
 import type { FormUi, LocalizedText } from "../../domain/task-form.ts";
+import type { TaskExclusionsRequest } from "../../domain/task-exclusions.ts";
 
 /** A JSONata expression evaluated against `{ vars, last, now }`. */
 export type Expression = string;
@@ -45,6 +46,8 @@ export interface UserTaskState {
   form?: Record<string, unknown>;
   /** How the form is shown (domain/task-form.ts). */
   formUi?: FormUi;
+  /** The four-eyes rule (domain/task-exclusions.ts). */
+  exclude?: TaskExclusionsRequest;
   actions?: Record<string, { next: string; label?: LocalizedText; commentRequired?: boolean }>;
   /** Taken on a completion that names no action (or when `actions` is absent). */
   next?: string;

@@ -10,7 +10,12 @@
  */
 import { ID_PATTERN, MAX_ID_LENGTH, MAX_NAME_LENGTH } from "../../domain/limits.ts";
 import { TRIGGER_METHODS } from "./definition-language.ts";
-import { actionProperties, actionsSchema, formUiSchema } from "../../domain/task-form-schema.ts";
+import {
+  actionProperties,
+  actionsSchema,
+  excludeSchema,
+  formUiSchema,
+} from "../../domain/task-form-schema.ts";
 
 export const DEFINITION_SCHEMA_ID = "https://taskflow.dev/schemas/definition.schema.json";
 
@@ -157,6 +162,7 @@ const $defs = {
       completion: ref("completion"),
       form: ref("jsonSchema"),
       formUi: formUiSchema,
+      exclude: excludeSchema,
       actions: actionsSchema({
         type: "object",
         required: ["next"],

@@ -7,6 +7,7 @@ import type { Duration } from "../../domain/duration.ts";
 import type { HumanTaskResult, TaskPolicy } from "../../domain/human-task-result.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { FormUi, TaskActionRequest } from "../../domain/task-form.ts";
+import type { TaskExclusionsRequest } from "../../domain/task-exclusions.ts";
 
 export type {
   HumanTaskResult,
@@ -79,6 +80,11 @@ export interface HumanTaskOptions {
   actions?: Record<string, TaskActionRequest>;
   /** A completion must name one of `actions` (default: true when there are actions). */
   actionRequired?: boolean;
+  /**
+   * The four-eyes rule: who may not complete (nor claim) the task — `users` by id,
+   * the process's `starter`, `earlierCompleters` of the process.
+   */
+  exclude?: TaskExclusionsRequest;
   /**
    * Gives up after this long: the unfinished tasks are cancelled and the call
    * resolves with `timedOut: true` (and `cancelled: true`, `completedBy` null).

@@ -9,6 +9,7 @@ import {
 import type { ActorContext } from "../actor-context.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
+import { assertNotExcluded } from "./four-eyes.ts";
 
 /** As in complete.ts: re-reads of a task that changed between the read and the write. */
 const MAX_ATTEMPTS = 5;
@@ -26,6 +27,7 @@ export async function claim(deps: HumanTaskDeps, ctx: ActorContext, taskId: stri
   assertClaimable(task);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
   assertMayClaim(task, ctx.actorId, (g) => deps.directory.isMember(ctx.actorId, g));
+  await assertNotExcluded(deps, ctx.tenantId, task, ctx.actorId);
   const now = deps.clock.now();
   const patch = { status: "claimed" as const, claimedBy: ctx.actorId, claimedAt: now };
   const won = await deps.store.claim({

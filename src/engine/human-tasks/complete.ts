@@ -6,6 +6,8 @@ import { assertCompletable, assertMayComplete, type Task } from "../../domain/ta
 import type { ActorContext } from "../actor-context.ts";
 import type { CompleteAndEndResult, CompleteResult } from "./human-task-api.ts";
 import { completionInputOf, type CompletionRequest } from "./completion-input.ts";
+import { assertNotExcluded } from "./four-eyes.ts";
+import { assertNotDelegated } from "../../domain/task-delegation.ts";
 import type { TaskChange } from "../../domain/task-event.ts";
 import type { NewReferral, ReferralFacts } from "./task-store-port.ts";
 import { assertKnownUser, assertNextChain, requireId } from "./checks.ts";
@@ -52,7 +54,10 @@ export async function complete(
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
     if (!found) throw taskflowError("TaskNotFound", { taskId });
     const { task, referral } = found;
+    // A pending delegation is the task's state: refused for everyone, before who asks.
+    assertNotDelegated(task);
     assertRules(deps, ctx, task);
+    await assertNotExcluded(deps, ctx.tenantId, task, ctx.actorId);
     if (attempt === 1) {
       assertStorableText(req.vars, "vars");
       assertStorableText(req.comment, "comment");
@@ -98,7 +103,10 @@ export async function completeAndEnd(
     const found = await deps.store.findTaskToComplete(ctx.tenantId, taskId);
     if (!found) throw taskflowError("TaskNotFound", { taskId });
     const { task } = found;
+    // A pending delegation is the task's state: refused for everyone, before who asks.
+    assertNotDelegated(task);
     assertRules(deps, ctx, task);
+    await assertNotExcluded(deps, ctx.tenantId, task, ctx.actorId);
     if (attempt === 1) {
       assertStorableText(req.vars, "vars");
       assertStorableText(req.comment, "comment");

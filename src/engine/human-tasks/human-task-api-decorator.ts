@@ -18,6 +18,9 @@ export abstract class HumanTaskApiDecorator implements HumanTaskApi {
   claim: HumanTaskApi["claim"] = (ctx, taskId) => this.inner.claim(ctx, taskId);
   release: HumanTaskApi["release"] = (ctx, taskId) => this.inner.release(ctx, taskId);
   getTask: HumanTaskApi["getTask"] = (ctx, taskId) => this.inner.getTask(ctx, taskId);
+  delegate: HumanTaskApi["delegate"] = (ctx, id, req) => this.inner.delegate(ctx, id, req);
+  resolve: HumanTaskApi["resolve"] = (ctx, id, req) => this.inner.resolve(ctx, id, req);
+  reassign: HumanTaskApi["reassign"] = (ctx, id, req) => this.inner.reassign(ctx, id, req);
   comment: HumanTaskApi["comment"] = (ctx, taskId, text) => this.inner.comment(ctx, taskId, text);
   taskEvents: HumanTaskApi["taskEvents"] = (ctx, taskId, page) =>
     this.inner.taskEvents(ctx, taskId, page);

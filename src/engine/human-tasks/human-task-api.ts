@@ -10,6 +10,7 @@ import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task } from "../../domain/task.ts";
 import type { TaskListStatus } from "../../domain/task-list.ts";
 import type { Vars } from "../../domain/vars.ts";
+import type { AssigneeRequest } from "../../domain/assignee.ts";
 import type { CompletionRequest } from "./completion-input.ts";
 import type { TaskEvent } from "../../domain/task-event.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
@@ -78,6 +79,20 @@ export interface HumanTaskApi {
     req: CompletionRequest,
   ): Promise<CompleteAndEndResult>;
   getTask(ctx: TenantContext, taskId: string): Promise<Task>;
+  /** Hands the task to `to`, who resolves it; it then comes back to its owner to complete. */
+  delegate(
+    ctx: ActorContext,
+    taskId: string,
+    req: { to: string; comment?: string | undefined },
+  ): Promise<Task>;
+  /** The delegate gives the task back to its owner. */
+  resolve(ctx: ActorContext, taskId: string, req: { comment?: string | undefined }): Promise<Task>;
+  /** Gives the task to another user or group (its holder, owner or assigner). */
+  reassign(
+    ctx: ActorContext,
+    taskId: string,
+    req: { assignee: AssigneeRequest; comment?: string | undefined },
+  ): Promise<Task>;
   /** Adds a comment to the task's trail (any user the directory knows, any status). */
   comment(ctx: ActorContext, taskId: string, text: string): Promise<TaskEvent>;
   /** The task's audit trail, oldest first. */

@@ -7,6 +7,7 @@ import type { HumanTaskDeps } from "./deps.ts";
 import * as q from "./queries.ts";
 import { startProcess } from "./start-process.ts";
 import * as trail from "./task-trail.ts";
+import * as handover from "./task-handover.ts";
 import { listTasks } from "./task-lists.ts";
 import type { Clock } from "../clock-port.ts";
 import type { Directory } from "../directory-port.ts";
@@ -34,6 +35,9 @@ export class HumanTaskEngine implements HumanTaskApi {
   completeAndEnd: HumanTaskApi["completeAndEnd"] = (ctx, id, req) =>
     completeAndEnd(this.deps, ctx, id, req);
   getTask: HumanTaskApi["getTask"] = (ctx, id) => q.getTask(this.deps, ctx, id);
+  delegate: HumanTaskApi["delegate"] = (ctx, id, req) => handover.delegate(this.deps, ctx, id, req);
+  resolve: HumanTaskApi["resolve"] = (ctx, id, req) => handover.resolve(this.deps, ctx, id, req);
+  reassign: HumanTaskApi["reassign"] = (ctx, id, req) => handover.reassign(this.deps, ctx, id, req);
   comment: HumanTaskApi["comment"] = (ctx, id, text) => trail.comment(this.deps, ctx, id, text);
   taskEvents: HumanTaskApi["taskEvents"] = (ctx, id, page) =>
     trail.taskEvents(this.deps, ctx, id, page);

@@ -18,6 +18,7 @@ import type { Instance, ProcessState } from "../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../domain/task.ts";
 import type { TaskDetails } from "../../domain/task-details.ts";
 import type { TaskChange, TaskEvent } from "../../domain/task-event.ts";
+import type { Handover } from "../../domain/task-delegation.ts";
 import type { Vars } from "../../domain/vars.ts";
 import type { StatusCounts } from "../../domain/completion.ts";
 
@@ -109,6 +110,13 @@ export interface StoreReads {
   finishedTasks(q: FinishedTasksQuery): Promise<Task[]>;
   /** Root instances of kind `process` started by the user, in id order. */
   listProcesses(q: ProcessQuery): Promise<Instance[]>;
+  /** Whether `userId` completed a task of the process other than `exceptTaskId`. */
+  completedInProcess(
+    tenantId: string,
+    rootInstanceId: string,
+    userId: string,
+    exceptTaskId: string,
+  ): Promise<boolean>;
   /** The trail of one task or of one process's tasks, in the order written. */
   listTaskEvents(q: TaskEventQuery): Promise<TaskEvent[]>;
 }
@@ -162,8 +170,14 @@ export type CompletionPatch = Pick<
 /** A conditional write: only while the task is still as the engine read it. */
 export interface TaskAsRead {
   tenantId: string;
-  /** Written only while its status — and, when claimed, its claimer — is unchanged. */
-  task: Pick<Task, "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy">;
+  /**
+   * Written only while its status — and, when claimed, its claimer — and its
+   * assignee are unchanged (a reassignment since the read fails the write).
+   */
+  task: Pick<
+    Task,
+    "id" | "instanceId" | "rootInstanceId" | "status" | "claimedBy" | "assigneeKind" | "assigneeId"
+  >;
   patch: CompletionPatch;
 }
 
@@ -245,6 +259,18 @@ export interface TaskStore extends StoreReads {
     at: number;
     text: string;
   }): Promise<TaskEvent | undefined>;
+  /**
+   * Gives the task to another assignee — a delegation, its resolution, a
+   * reassignment: open and unclaimed, with `handover`'s owner and delegation —
+   * only while it is still as read (status, claimer, assignee). False when it
+   * changed or is gone.
+   */
+  handOver(cmd: {
+    tenantId: string;
+    task: TaskAsRead["task"] & Pick<Task, "assigneeKind" | "assigneeId">;
+    handover: Handover;
+    change: TaskChange;
+  }): Promise<boolean>;
   /** Reopens a task claimed by `claimedBy`. False when it is gone or not claimed by them. */
   release(cmd: {
     tenantId: string;

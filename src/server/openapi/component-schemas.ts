@@ -16,7 +16,7 @@ import {
   timeSchema,
   varsSchema,
 } from "./schema-primitives.ts";
-import { actionProperties, formUiSchema } from "../../domain/task-form-schema.ts";
+import { actionProperties, excludeSchema, formUiSchema } from "../../domain/task-form-schema.ts";
 import { ErrorReasons } from "../../domain/error-reasons.ts";
 import { ErrorCodes } from "../../domain/errors.ts";
 import { SERVER_PROBLEM_CODES } from "../errors/error-mapping.ts";
@@ -104,6 +104,13 @@ const Task = {
       },
     },
     actionRequired: { type: "boolean" },
+    exclude: { ...excludeSchema, type: ["object", "null"] },
+    owner: { ...nullable(str), description: "Whom a delegated task goes back to." },
+    delegation: {
+      type: ["string", "null"],
+      enum: ["pending", "resolved", null],
+      description: "pending: the delegate resolves it; resolved: back with its owner.",
+    },
     action: { ...nullable(str), description: "The action the completion chose." },
     comment: { ...nullable(str), description: "The completion's comment." },
   },

@@ -33,6 +33,9 @@ export const taskExample = {
     { name: "reject", label: "Reject", commentRequired: true },
   ],
   actionRequired: true,
+  exclude: { users: [], starter: true, earlierCompleters: false },
+  owner: null,
+  delegation: null,
   action: null,
   comment: null,
 };

@@ -21,6 +21,7 @@ import {
   ACTION_NAME_PATTERN,
   actionProperties,
   actionsSchema,
+  excludeSchema,
   formUiSchema,
 } from "../../domain/task-form-schema.ts";
 
@@ -68,6 +69,7 @@ export const taskDetailsProperties = {
     type: "boolean",
     description: "A completion must name one of `actions` (default: true when there are actions).",
   },
+  exclude: excludeSchema,
 } as const;
 
 /** What a completion hands in besides its vars (engine/human-tasks/completion-input.ts). */

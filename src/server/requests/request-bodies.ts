@@ -22,6 +22,7 @@ export interface NextAssignmentBody {
   formUi?: TaskFormRequest["formUi"];
   actions?: TaskFormRequest["actions"];
   actionRequired?: boolean;
+  exclude?: TaskDetailsRequest["exclude"];
   onAllCompleted?: NextAssignmentBody;
 }
 
@@ -64,6 +65,7 @@ function detailsOf(b: NextAssignmentBody): TaskDetailsRequest {
   if (b.formUi !== undefined) out.formUi = b.formUi;
   if (b.actions !== undefined) out.actions = b.actions;
   if (b.actionRequired !== undefined) out.actionRequired = b.actionRequired;
+  if (b.exclude !== undefined) out.exclude = b.exclude;
   return out;
 }
 

@@ -77,6 +77,9 @@ export function taskView(t: Task): Wire.Task {
     formUi: t.formUi,
     actions: t.actions,
     actionRequired: t.actionRequired,
+    exclude: t.exclude,
+    owner: t.owner,
+    delegation: t.delegation,
     action: t.action,
     comment: t.comment,
   };

@@ -29,6 +29,8 @@ function task(id: string, status: TaskStatus, completedAt: number | null = null)
     vars: done ? { action: `by-${id}` } : null,
     action: null,
     comment: null,
+    owner: null,
+    delegation: null,
     createdAt: 0,
   };
 }

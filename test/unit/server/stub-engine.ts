@@ -46,6 +46,8 @@ export function sampleTask(over: Partial<Task> = {}): Task {
     vars: null,
     action: null,
     comment: null,
+    owner: null,
+    delegation: null,
     createdAt: Date.UTC(2025, 0, 1),
     ...over,
   };

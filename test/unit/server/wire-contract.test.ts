@@ -73,6 +73,9 @@ const taskFields = {
   formUi: true,
   actions: true,
   actionRequired: true,
+  exclude: true,
+  owner: true,
+  delegation: true,
   action: true,
   comment: true,
 } satisfies Fields<Wire.Task>;

@@ -12,6 +12,7 @@ import { assigneeText, when } from "./format.ts";
 import { factsOf } from "./referral-vars.ts";
 import { TaskForm, type Completion } from "./task-form.tsx";
 import { TaskHistory } from "./task-history.tsx";
+import { TaskHandover } from "./task-handover.tsx";
 import { localized } from "./localized.ts";
 import { fallbackName } from "./use-task-titles.ts";
 import type { Task } from "../../wire.ts";
@@ -66,7 +67,13 @@ export function TaskPage() {
     void navigate("/inbox", { state: { completed: { title, outcome } } });
   };
   const live = task.status === "open" || task.status === "claimed";
-  const mayComplete = live && (task.claimedBy === null || task.claimedBy === userId);
+  // A pending delegation is resolved by the delegate, not completed (TaskHandover offers it).
+  const othersUserTask = task.assignee.kind === "user" && task.assignee.id !== userId;
+  const mayComplete =
+    live &&
+    task.delegation !== "pending" &&
+    !othersUserTask &&
+    (task.claimedBy === null || task.claimedBy === userId);
 
   return (
     <section>
@@ -94,6 +101,12 @@ export function TaskPage() {
         )}
         <dt>Priority</dt>
         <dd>{task.priority}</dd>
+        {task.exclude !== null && (
+          <>
+            <dt>Four-eyes rule</dt>
+            <dd>{fourEyesText(task.exclude, userId)}</dd>
+          </>
+        )}
         {task.completedBy !== null && (
           <>
             <dt>Completed by</dt>
@@ -147,18 +160,33 @@ export function TaskPage() {
         <TaskForm key={task.id} task={task} submit={submit} />
       ) : (
         <p>
-          {live
-            ? `This task is claimed by ${task.claimedBy ?? "someone else"}.`
-            : `This task is ${task.status}.`}
+          {!live
+            ? `This task is ${task.status}.`
+            : task.delegation === "pending"
+              ? `This task is delegated to ${task.assignee.id}.`
+              : othersUserTask
+                ? `This task is ${task.assignee.id}'s.`
+                : `This task is claimed by ${task.claimedBy ?? "someone else"}.`}
         </p>
       )}
+      <TaskHandover task={task} userId={userId} changed={setTask} />
       <TaskHistory
         taskId={task.id}
         actions={task.actions}
-        version={`${task.status}:${task.claimedBy ?? ""}`}
+        version={`${task.status}:${task.claimedBy ?? ""}:${task.assignee.id}:${task.delegation ?? ""}`}
       />
     </section>
   );
+}
+
+/** Who the task's rule keeps from completing it, in words. */
+function fourEyesText(rule: NonNullable<Task["exclude"]>, userId: string): string {
+  const who = [
+    ...(rule.starter ? ["whoever started the process"] : []),
+    ...(rule.earlierCompleters ? ["whoever completed an earlier task of it"] : []),
+    ...rule.users.map((u) => (u === userId ? "you" : u)),
+  ];
+  return `not to be completed by ${who.join(", ")}`;
 }
 
 /** What the completer handed in, for a task that is done. */

@@ -24,6 +24,7 @@ import { servedSteps } from "./016-served-steps.ts";
 import { taskDetails } from "./017-task-details.ts";
 import { taskForms } from "./018-task-forms.ts";
 import { taskEvents } from "./019-task-events.ts";
+import { taskPeople } from "./020-task-people.ts";
 
 export function migrationsFor(d: StoreDialect): Record<string, Migration> {
   return {
@@ -45,6 +46,7 @@ export function migrationsFor(d: StoreDialect): Record<string, Migration> {
     "017_task_details": taskDetails(),
     "018_task_forms": taskForms(),
     "019_task_events": taskEvents(d),
+    "020_task_people": taskPeople(),
   };
 }
 

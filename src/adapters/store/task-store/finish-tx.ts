@@ -39,7 +39,7 @@ export class FinishTx extends SqlReads {
    */
   async completeTask(
     tenantId: string,
-    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy">,
+    task: Pick<Task, "id" | "instanceId" | "status" | "claimedBy" | "assigneeKind" | "assigneeId">,
     patch: CompletionPatch,
     count: boolean,
   ): Promise<{ counts: StatusCounts | null } | undefined> {
@@ -50,6 +50,8 @@ export class FinishTx extends SqlReads {
       .where("tenant_id", "=", tenantId)
       .where("id", "=", task.id)
       .where("status", "=", task.status)
+      .where("assignee_kind", "=", task.assigneeKind)
+      .where("assignee_id", "=", task.assigneeId)
       .$if(task.status === "claimed", (q) =>
         task.claimedBy === null
           ? q.where("claimed_by", "is", null)

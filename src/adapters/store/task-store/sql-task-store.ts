@@ -142,6 +142,13 @@ export class SqlTaskStore extends SqlReads implements TaskStore {
     });
   }
 
+  handOver(cmd: Parameters<TaskStore["handOver"]>[0]): Promise<boolean> {
+    // The entry kept for a fast completion names the old assignee: dropped (the
+    // completion's write is conditional on the assignee too, for other nodes' entries).
+    this.openTasks.take(cmd.tenantId, cmd.task.id);
+    return this.autocommit.handOver(cmd.tenantId, cmd.task, cmd.handover, cmd.change);
+  }
+
   release(cmd: Parameters<TaskStore["release"]>[0]): Promise<boolean> {
     return this.autocommit.releaseTask(cmd.tenantId, cmd.taskId, cmd.claimedBy, cmd.at);
   }

@@ -12,7 +12,8 @@ import { sql } from "kysely";
 import type { Definition } from "../../../domain/definition.ts";
 import type { Instance } from "../../../domain/instance.ts";
 import type { Task, TaskStatus } from "../../../domain/task.ts";
-import type { TaskEvent } from "../../../domain/task-event.ts";
+import type { TaskChange, TaskEvent } from "../../../domain/task-event.ts";
+import type { Handover } from "../../../domain/task-delegation.ts";
 import {
   changeColumns,
   taskEventToRow,
@@ -151,6 +152,7 @@ export class TaskTx extends FinishTx {
     tenantId: string,
     id: string,
     from: readonly TaskStatus[],
+    /** Every update that writes says what it is (`change`): its event in the trail (019). */
     patch: TaskPatch,
   ): Promise<boolean> {
     if (from.length === 0) return false;
@@ -166,6 +168,37 @@ export class TaskTx extends FinishTx {
       .where("tenant_id", "=", tenantId)
       .where("id", "=", id)
       .where("status", "in", [...from])
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** See TaskStore.handOver: conditional on status, claimer and assignee as read. */
+  async handOver(
+    tenantId: string,
+    task: Pick<Task, "id" | "status" | "claimedBy" | "assigneeKind" | "assigneeId">,
+    handover: Handover,
+    change: TaskChange,
+  ): Promise<boolean> {
+    const set = taskPatchToRow({
+      ...handover,
+      status: "open",
+      claimedBy: null,
+      claimedAt: null,
+      change,
+    });
+    const r = await this.trx
+      .updateTable("tasks")
+      .set(set)
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", task.id)
+      .where("status", "=", task.status)
+      .where("assignee_kind", "=", task.assigneeKind)
+      .where("assignee_id", "=", task.assigneeId)
+      .$call((q) =>
+        task.claimedBy === null
+          ? q.where("claimed_by", "is", null)
+          : q.where("claimed_by", "=", task.claimedBy),
+      )
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
   }

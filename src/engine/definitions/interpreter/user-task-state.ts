@@ -91,10 +91,11 @@ async function referralVars(
 }
 
 /** The state's form and actions as every task takes them (domain/task-form.ts). */
-function formOf(state: UserTaskState): TaskFormRequest {
+function formOf(state: UserTaskState): TaskFormRequest & Pick<TaskDetailsRequest, "exclude"> {
   return {
     ...(state.form !== undefined && { form: state.form }),
     ...(state.formUi !== undefined && { formUi: state.formUi }),
+    ...(state.exclude !== undefined && { exclude: state.exclude }),
     ...(state.actions !== undefined && {
       actions: Object.fromEntries(
         Object.entries(state.actions).map(([name, a]) => [

@@ -64,6 +64,7 @@ function detailsOf(name: string, o: HumanTaskOptions): TaskDetailsRequest {
     formUi: o.formUi,
     actions: o.actions,
     actionRequired: o.actionRequired,
+    exclude: o.exclude,
   };
 }
 

@@ -36,6 +36,7 @@ interface Params {
   follow_up_at: number | null;
   form: string | null;
   actions: string | null;
+  exclusions: string | null;
 }
 
 const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
@@ -60,11 +61,11 @@ const ASSIGN_UNDER_ROOT = statement<Params, Selectable<InstancesTable>>(`
   ), t as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
       assignee_kind, assignee_id, assigned_by, status, created_at,
-      title, description, priority, due_at, follow_up_at, form, actions)
+      title, description, priority, due_at, follow_up_at, form, actions, exclusions)
     select i.tenant_id, v.id, i.id, i.root_instance_id, i.definition_key,
       v.kind, v.aid, i.started_by, 'open', i.created_at,
       :title::text, :description::text, :priority::integer, :due_at::bigint, :follow_up_at::bigint,
-      :form::text, :actions::text
+      :form::text, :actions::text, :exclusions::text
     from i cross join unnest(:task_ids::text[], :assignee_kinds::text[],
       :assignee_ids::text[]) as v(id, kind, aid)
   )

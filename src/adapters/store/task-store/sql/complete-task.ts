@@ -23,6 +23,7 @@
 import type { CompletionPlan } from "../../../../engine/human-tasks/task-store-port.ts";
 import { changeColumns, formColumns, instanceToRow, taskPatchToRow } from "../../row-mapping.ts";
 import type { TaskFormSpec } from "../../../../domain/task-form.ts";
+import type { Task } from "../../../../domain/task.ts";
 import { DEFAULT_TASK_PRIORITY } from "../../../../domain/task-details.ts";
 import { statement, type Statement } from "../../sql/statement.ts";
 
@@ -33,6 +34,9 @@ interface Params {
   task_id: string;
   /** The task's status as read: the write is conditional on it… */
   status_as_read: string;
+  /** … on its assignee (a reassignment since the read fails it) … */
+  assignee_kind: string;
+  assignee_id: string;
   /** … and, for a claimed task, on its claimer (only in the `equals` variant). */
   claimed_by?: string | null;
   status: string;
@@ -72,6 +76,7 @@ interface Params {
   join_follow_up_at: number | null;
   join_form: string | null;
   join_actions: string | null;
+  join_exclusions: string | null;
 }
 
 export interface CompletionRow {
@@ -113,6 +118,7 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
       change_kind = :change_kind, changed_by = :changed_by, changed_at = :changed_at,
       change_reason = :change_reason
     where tenant_id = :tenant_id and id = :task_id and status = :status_as_read${byClaimer}
+      and assignee_kind = :assignee_kind and assignee_id = :assignee_id
       and (select count(*) from o) > 0
       and exists (select 1 from r where true${runningRoot})
     returning id
@@ -145,10 +151,11 @@ function completionText(claimer: ClaimerCondition, running: boolean): string {
   ), jt as (
     insert into tasks (tenant_id, id, instance_id, root_instance_id, definition_key,
       assignee_kind, assignee_id, assigned_by, status, created_at,
-      title, description, priority, due_at, follow_up_at, form, actions)
+      title, description, priority, due_at, follow_up_at, form, actions, exclusions)
     select :tenant_id::text, v.id, ji.id, v.root, v.dkey, v.kind, v.aid, v.aby, 'open', v.at,
       :join_title::text, :join_description::text, :join_priority::integer,
-      :join_due_at::bigint, :join_follow_up_at::bigint, :join_form::text, :join_actions::text
+      :join_due_at::bigint, :join_follow_up_at::bigint, :join_form::text, :join_actions::text,
+      :join_exclusions::text
     from ji cross join unnest(:join_task_ids::text[], :join_task_roots::text[],
       :join_task_definition_keys::text[], :join_task_assignee_kinds::text[],
       :join_task_assignee_ids::text[], :join_task_assigned_by::text[],
@@ -181,6 +188,8 @@ export function completeTask(c: CompletionPlan) {
     referral_id: t.instanceId,
     task_id: t.id,
     status_as_read: t.status,
+    assignee_kind: t.assigneeKind,
+    assignee_id: t.assigneeId,
     claimed_by: t.claimedBy,
     status: p.status!,
     completed_by: p.completed_by ?? null,
@@ -215,7 +224,7 @@ export function completeTask(c: CompletionPlan) {
   });
 }
 
-function joinFormColumns(t: TaskFormSpec | undefined) {
-  const c = t === undefined ? { form: null, actions: null } : formColumns(t);
-  return { join_form: c.form, join_actions: c.actions };
+function joinFormColumns(t: (TaskFormSpec & Pick<Task, "exclude">) | undefined) {
+  const c = t === undefined ? { form: null, actions: null, exclusions: null } : formColumns(t);
+  return { join_form: c.form, join_actions: c.actions, join_exclusions: c.exclusions };
 }
