@@ -151,18 +151,19 @@ export async function copyPostgresTemplate(run: string, name: string): Promise<v
 
 /**
  * Database `name`, a copy of the run's MariaDB template (which has no
- * TEMPLATE clause): the template's own CREATE TABLEs in one round trip, with
+ * TEMPLATE clause): the template's own CREATE TABLEs and CREATE TRIGGERs in one round trip, with
  * foreign key checks off so their order does not matter (`CREATE TABLE … LIKE`
  * would drop the foreign keys), then the rows of its non-empty tables.
  */
 export async function copyMysqlTemplate(run: string, name: string): Promise<void> {
-  const { creates, filled } = await mysqlTemplate(run);
+  const { creates, triggers, filled } = await mysqlTemplate(run);
   const tpl = templateName(run);
   const script = [
     `create database ${name}`,
     `use ${name}`,
     "set foreign_key_checks = 0",
     ...creates,
+    ...triggers,
     ...filled.map((t) => `insert into \`${t}\` select * from ${tpl}.\`${t}\``),
     FRESH_IDENTITY,
     "set foreign_key_checks = 1",
@@ -173,6 +174,12 @@ export async function copyMysqlTemplate(run: string, name: string): Promise<void
 interface MysqlTemplate {
   /** SHOW CREATE TABLE of every table, unqualified (they run in the copy). */
   creates: string[];
+  /**
+   * SHOW CREATE TRIGGER of every trigger (the tasks' audit trail, migration 019):
+   * a table's CREATE does not carry its triggers, and a copy without them would
+   * write no trail at all.
+   */
+  triggers: string[];
   /** The tables that hold rows (the migrations' bookkeeping, the identity). */
   filled: string[];
 }
@@ -193,7 +200,15 @@ const readMysqlTemplate = (tpl: string): Promise<MysqlTemplate> =>
       "select table_name as t from information_schema.tables where table_schema = ? order by 1",
       [tpl],
     );
-    const template: MysqlTemplate = { creates: [], filled: [] };
+    const template: MysqlTemplate = { creates: [], triggers: [], filled: [] };
+    const [triggers] = await c.query<RowDataPacket[]>(
+      "select trigger_name as t from information_schema.triggers where trigger_schema = ? order by 1",
+      [tpl],
+    );
+    for (const { t } of triggers as { t: string }[]) {
+      const [[shown]] = await c.query<RowDataPacket[]>(`show create trigger ${tpl}.\`${t}\``);
+      template.triggers.push(String(shown?.["SQL Original Statement"]));
+    }
     for (const { t } of tables as { t: string }[]) {
       const [[shown]] = await c.query<RowDataPacket[]>(`show create table ${tpl}.\`${t}\``);
       template.creates.push(String(shown?.["Create Table"]));
