@@ -11,6 +11,7 @@
  * store writes it with the task's row.
  */
 import type { AssigneeKind } from "./assignee.ts";
+import { taskflowError } from "./errors.ts";
 import type { TaskStatus } from "./task.ts";
 
 export const TaskEventTypes = [
@@ -57,3 +58,20 @@ export interface TaskEvent {
 }
 
 export const MAX_COMMENT_LENGTH = 4_000;
+
+/**
+ * A comment as people give it — a completion's, a handover's reason, a
+ * comment of its own: trimmed, null when empty, refused when not text or
+ * longer than MAX_COMMENT_LENGTH (the 400 names `field`).
+ */
+export function commentText(v: unknown, field: string): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string")
+    throw taskflowError("InvalidArgument", { detail: `${field}: must be text` });
+  const text = v.trim();
+  if (text.length > MAX_COMMENT_LENGTH)
+    throw taskflowError("InvalidArgument", {
+      detail: `${field}: is longer than ${MAX_COMMENT_LENGTH} characters`,
+    });
+  return text === "" ? null : text;
+}

@@ -13,6 +13,7 @@
  * so a definition can serve the Console in Persian and in English.
  */
 import { taskflowError } from "./errors.ts";
+import { MAX_COMMENT_LENGTH } from "./task-event.ts";
 
 /** Text, or text per language tag (`en`, `fa`, `pt-BR`). */
 export type LocalizedText = string | Readonly<Record<string, string>>;
@@ -78,7 +79,7 @@ export const TASK_FORM_LIMITS = {
   maxLabelLength: 200,
   maxHelpLength: 1_000,
   maxLanguages: 20,
-  maxCommentLength: 4_000,
+  maxCommentLength: MAX_COMMENT_LENGTH,
 } as const;
 
 /** The name pattern of a definition's actions, the same for every task. */

@@ -17,7 +17,7 @@ import {
   holderOf,
   type Handover,
 } from "../../domain/task-delegation.ts";
-import { MAX_COMMENT_LENGTH, type TaskChange } from "../../domain/task-event.ts";
+import { commentText, type TaskChange } from "../../domain/task-event.ts";
 import type { ActorContext } from "../actor-context.ts";
 import { assertKnownGroup, assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
@@ -84,7 +84,7 @@ async function handOver(
   decide: (t: Task) => Handover,
 ): Promise<Task> {
   requireId("task id", taskId);
-  const reason = reasonOf(comment);
+  const reason = commentText(comment, "comment");
   for (let attempt = 1; ; attempt++) {
     const task = await deps.store.getTask(ctx.tenantId, taskId);
     if (!task) throw taskflowError("TaskNotFound", { taskId });
@@ -95,16 +95,4 @@ async function handOver(
       return { ...task, ...handover, status: "open", claimedBy: null, claimedAt: null };
     if (attempt === MAX_ATTEMPTS) throw taskflowError("TaskNoLongerOpen", { taskId });
   }
-}
-
-function reasonOf(comment: unknown): string | null {
-  if (comment === undefined || comment === null) return null;
-  if (typeof comment !== "string")
-    throw taskflowError("InvalidArgument", { detail: "comment: must be text" });
-  const text = comment.trim();
-  if (text.length > MAX_COMMENT_LENGTH)
-    throw taskflowError("InvalidArgument", {
-      detail: `comment: is longer than ${MAX_COMMENT_LENGTH} characters`,
-    });
-  return text === "" ? null : text;
 }

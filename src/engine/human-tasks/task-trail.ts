@@ -7,7 +7,7 @@
 import { taskflowError } from "../../domain/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/limits.ts";
 import { assertStorableText } from "../../domain/storable-text.ts";
-import { MAX_COMMENT_LENGTH, type TaskEvent } from "../../domain/task-event.ts";
+import { commentText, type TaskEvent } from "../../domain/task-event.ts";
 import type { ActorContext, TenantContext } from "../actor-context.ts";
 import { assertKnownUser, requireId } from "./checks.ts";
 import type { HumanTaskDeps } from "./deps.ts";
@@ -23,13 +23,9 @@ export async function comment(
 ): Promise<TaskEvent> {
   requireId("task id", taskId);
   assertKnownUser(deps.directory, "X-Actor-Id", ctx.actorId);
-  if (typeof text !== "string" || text.trim() === "")
+  const body = commentText(text, "text");
+  if (body === null)
     throw taskflowError("InvalidArgument", { detail: "text: a comment needs some text" });
-  const body = text.trim();
-  if (body.length > MAX_COMMENT_LENGTH)
-    throw taskflowError("InvalidArgument", {
-      detail: `text: is longer than ${MAX_COMMENT_LENGTH} characters`,
-    });
   assertStorableText(body, "text");
   const event = await deps.store.addComment({
     tenantId: ctx.tenantId,

@@ -17,6 +17,7 @@
  */
 import { sql, type Kysely, type Migration } from "kysely";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
+import { withGrowingId } from "./growing-id.ts";
 
 const SCOPE = "varchar(16)";
 const MUTATION_ID = "varchar(64)";
@@ -28,16 +29,7 @@ export function cacheMutations(d: StoreDialect): Migration {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable("cache_mutations")
-        .$call((b) => {
-          switch (d.growingId) {
-            case "bigserial":
-              return b.addColumn("id", "bigserial", (c) => c.primaryKey());
-            case "integer-autoincrement":
-              return b.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
-            case "bigint-auto-increment":
-              return b.addColumn("id", "bigint", (c) => c.primaryKey().autoIncrement());
-          }
-        })
+        .$call((b) => withGrowingId(d, b))
         .addColumn("mutation_id", MUTATION_ID, (c) => c.notNull().unique())
         .addColumn("scope", SCOPE, (c) => c.notNull())
         .addColumn("owner_instance", OWNER, (c) => c.notNull())

@@ -19,6 +19,7 @@
 import { sql, type Kysely, type Migration } from "kysely";
 import { MAX_ID_LENGTH } from "../../../domain/limits.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
+import { withGrowingId } from "./growing-id.ts";
 
 const TENANT = "varchar(64)";
 const UUID = "varchar(36)";
@@ -65,16 +66,7 @@ export function taskEvents(d: StoreDialect): Migration {
 
       await db.schema
         .createTable("task_events")
-        .$call((b) => {
-          switch (d.growingId) {
-            case "bigserial":
-              return b.addColumn("id", "bigserial", (c) => c.primaryKey());
-            case "integer-autoincrement":
-              return b.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
-            case "bigint-auto-increment":
-              return b.addColumn("id", "bigint", (c) => c.primaryKey().autoIncrement());
-          }
-        })
+        .$call((b) => withGrowingId(d, b))
         .addColumn("tenant_id", TENANT, (c) => c.notNull())
         .addColumn("task_id", UUID, (c) => c.notNull())
         .addColumn("instance_id", UUID, (c) => c.notNull())
